@@ -1,0 +1,159 @@
+//! The audit log: one [`AuditEvent`] per tool call, sent to every configured
+//! [`AuditSink`].
+//!
+//! Events are built only when a registry has sinks, so an unaudited registry pays nothing.
+//! Arguments are recorded with secret-looking values redacted and their size capped
+//! (see [`redact`]), because audit logs tend to be kept longer and read by more people
+//! than the conversation itself.
+
+mod jsonl;
+mod memory;
+pub(crate) mod redact;
+mod tracing_sink;
+
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use jsonl::JsonlAudit;
+pub use memory::MemoryAudit;
+pub use tracing_sink::TracingAudit;
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool ran and succeeded.
+    Ok,
+    /// The arguments were malformed JSON, not an object, or failed validation.
+    InvalidArguments,
+    /// No tool has the requested name.
+    UnknownTool,
+    /// The tool ran and returned an error.
+    Error,
+    /// The call took longer than its timeout and was stopped.
+    Timeout,
+    /// The call was cancelled by the caller.
+    Cancelled,
+    /// The tool panicked; the panic was contained.
+    Panicked,
+}
+
+impl Outcome {
+    /// The snake_case name used in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::InvalidArguments => "invalid_arguments",
+            Outcome::UnknownTool => "unknown_tool",
+            Outcome::Error => "error",
+            Outcome::Timeout => "timeout",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Panicked => "panicked",
+        }
+    }
+
+    /// Whether the outcome is a failure of any kind.
+    pub fn is_error(self) -> bool {
+        self != Outcome::Ok
+    }
+}
+
+/// The record of one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AuditEvent {
+    /// When the call started (RFC 3339, UTC, in serialized form).
+    #[serde(with = "rfc3339")]
+    pub timestamp: SystemTime,
+    /// The session the call belongs to, if named.
+    pub session_id: Option<String>,
+    /// The provider's call id.
+    pub call_id: String,
+    /// The tool name as called (possibly unknown).
+    pub tool: String,
+    /// The arguments, secrets redacted and size capped.
+    pub arguments: Value,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// How long the call took, validation included.
+    #[serde(rename = "duration_ms", with = "millis")]
+    pub duration: Duration,
+    /// Size of the output in bytes.
+    pub output_bytes: usize,
+    /// The error text the model saw, for failed calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Repairs made to the arguments before validation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<String>,
+}
+
+/// Where audit events go. Called once per call, after it ends, from the task that made
+/// the call; implementations must be quick or hand off to a background writer.
+pub trait AuditSink: Send + Sync + 'static {
+    /// Records one event. Sinks handle their own failures (a failed audit write never
+    /// fails a tool call).
+    fn record(&self, event: &AuditEvent);
+}
+
+mod rfc3339 {
+    use std::time::SystemTime;
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub(super) fn serialize<S: Serializer>(time: &SystemTime, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&humantime::format_rfc3339_micros(*time))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SystemTime, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        humantime::parse_rfc3339(&text).map_err(D::Error::custom)
+    }
+}
+
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    pub(super) fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(duration.as_secs_f64() * 1000.0)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        let millis = f64::deserialize(deserializer)?;
+        Duration::try_from_secs_f64(millis / 1000.0).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip_through_json() {
+        let event = AuditEvent {
+            timestamp: SystemTime::UNIX_EPOCH + Duration::from_micros(1_700_000_000_123_456),
+            session_id: Some("s1".into()),
+            call_id: "call_1".into(),
+            tool: "read_file".into(),
+            arguments: serde_json::json!({"path": "a.txt"}),
+            outcome: Outcome::InvalidArguments,
+            duration: Duration::from_micros(1500),
+            output_bytes: 42,
+            error: Some("bad".into()),
+            repairs: vec![],
+        };
+        let line = serde_json::to_string(&event).unwrap();
+        assert!(
+            line.contains(r#""timestamp":"2023-11-14T22:13:20.123456Z""#),
+            "{line}"
+        );
+        assert!(line.contains(r#""outcome":"invalid_arguments""#), "{line}");
+        assert!(line.contains(r#""duration_ms":1.5"#), "{line}");
+        let back: AuditEvent = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, event);
+    }
+}

@@ -1,0 +1,261 @@
+//! [`ToolContext`]: what a running tool may know about its call besides its arguments.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+/// The call a tool is running for: ids, cancellation, deadline, application state and a
+/// progress channel.
+///
+/// The registry builds one per call. Tools that run long should watch
+/// [`cancelled`](Self::cancelled) (or pass the token on) so a timeout or a client's cancel
+/// stops their work, not just the wait for it.
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    session_id: Option<Arc<str>>,
+    call_id: Arc<str>,
+    cancellation: CancellationToken,
+    deadline: Option<Instant>,
+    extensions: Extensions,
+    call_extensions: Option<Extensions>,
+    progress: Option<ProgressReporter>,
+}
+
+impl ToolContext {
+    /// A context for a call with the given id and nothing else; for calling tools directly
+    /// (tests, custom dispatchers).
+    pub fn new(call_id: impl Into<Arc<str>>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Uses this cancellation token.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// Sets the deadline.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets the application state tools can ask for with [`extension`](Self::extension).
+    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// Adds per-call state, looked up before the registry-wide extensions.
+    pub(crate) fn with_call_extensions(mut self, extensions: Option<Extensions>) -> Self {
+        self.call_extensions = extensions;
+        self
+    }
+
+    /// Sets where progress reports go.
+    pub fn with_progress(mut self, progress: ProgressReporter) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// The session this call belongs to, if the application named one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The provider's id for this call (e.g. `call_abc123`).
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The call's cancellation token; cancelled on timeout or when the caller cancels.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled; use in `tokio::select!`.
+    pub async fn cancelled(&self) {
+        self.cancellation.cancelled().await;
+    }
+
+    /// When the call times out, if it has a timeout.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// Application state of type `T`, from the call or else the registry.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.call_extensions
+            .as_ref()
+            .and_then(Extensions::get::<T>)
+            .or_else(|| self.extensions.get::<T>())
+    }
+
+    /// Reports progress to whoever asked for it (e.g. an MCP client); a no-op otherwise.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(reporter) = &self.progress {
+            reporter.report(Progress {
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("session_id", &self.session_id)
+            .field("call_id", &self.call_id)
+            .field("cancelled", &self.is_cancelled())
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A typed map of application state (database pools, clients, configuration) that tools
+/// read through [`ToolContext::extension`]. Cheap to clone.
+///
+/// ```
+/// use tool_core::Extensions;
+///
+/// struct ApiBase(String);
+/// let mut extensions = Extensions::new();
+/// extensions.insert(ApiBase("https://example.test".into()));
+/// assert_eq!(extensions.get::<ApiBase>().unwrap().0, "https://example.test");
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions {
+    map: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl Extensions {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores a value, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        Arc::make_mut(&mut self.map).insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The value of type `T`, if stored.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.map.len())
+            .finish()
+    }
+}
+
+/// One progress report from a running tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Work done so far, in the tool's units; increases with each report.
+    pub progress: f64,
+    /// Total work, when known.
+    pub total: Option<f64>,
+    /// What the tool is doing.
+    pub message: Option<String>,
+}
+
+/// Receives a call's [`Progress`] reports.
+#[derive(Clone)]
+pub struct ProgressReporter(Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl ProgressReporter {
+    /// Sends reports to `sink`.
+    pub fn new(sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(sink))
+    }
+
+    fn report(&self, progress: Progress) {
+        (self.0)(progress);
+    }
+}
+
+impl fmt::Debug for ProgressReporter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressReporter")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn call_extensions_shadow_registry_extensions() {
+        let mut registry = Extensions::new();
+        registry.insert(1_u32);
+        registry.insert("registry");
+        let mut call = Extensions::new();
+        call.insert(2_u32);
+        let ctx = ToolContext::new("c1")
+            .with_extensions(registry)
+            .with_call_extensions(Some(call));
+        assert_eq!(ctx.extension::<u32>(), Some(&2));
+        assert_eq!(ctx.extension::<&str>(), Some(&"registry"));
+        assert_eq!(ctx.extension::<u64>(), None);
+    }
+
+    #[test]
+    fn progress_goes_to_the_reporter() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let ctx = ToolContext::new("c1").with_progress(ProgressReporter::new(move |p| {
+            sink.lock().unwrap().push(p);
+        }));
+        ctx.report_progress(1.0, Some(2.0), Some("half"));
+        ToolContext::new("c2").report_progress(1.0, None, None);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].message.as_deref(), Some("half"));
+    }
+
+    #[test]
+    fn remaining_time_never_goes_negative() {
+        let ctx = ToolContext::new("c").with_deadline(Instant::now());
+        assert_eq!(ctx.remaining(), Some(Duration::ZERO));
+        assert_eq!(ToolContext::new("c").remaining(), None);
+    }
+}

@@ -1,0 +1,191 @@
+//! The two kinds of failure in this crate.
+//!
+//! [`ToolError`] is a tool's failure. It is *for the model*: the registry turns it into a
+//! tool result with `is_error = true` and the error's message as its text, so the message
+//! should say what went wrong and, where possible, what to do instead.
+//!
+//! [`RegistryError`] is for the application: a registration conflict, an invalid name or an
+//! unusable schema. No model input can cause one.
+
+use std::error::Error as StdError;
+use std::fmt;
+
+/// A tool's failure, reported to the model as an error result.
+///
+/// Tools usually return their own error type (anything that implements `Display`); the
+/// `#[tool]` macro converts it. Return a `ToolError` directly to choose its
+/// [`kind`](ToolErrorKind), e.g. to blame the arguments:
+///
+/// ```
+/// use tool_core::ToolError;
+///
+/// fn check_range(start: u64, end: u64) -> Result<(), ToolError> {
+///     if start > end {
+///         return Err(ToolError::invalid_arguments(format!(
+///             "`start` ({start}) must not be after `end` ({end})"
+///         )));
+///     }
+///     Ok(())
+/// }
+/// assert!(check_range(5, 1).is_err());
+/// ```
+#[derive(Debug)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+    source: Option<Box<dyn StdError + Send + Sync>>,
+}
+
+/// What a [`ToolError`] blames; decides the call's audit outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The tool ran and failed (file not found, command failed, …).
+    Execution,
+    /// The arguments were well-formed JSON but unusable (rejected by deserialization or by
+    /// the tool's own checks).
+    InvalidArguments,
+    /// The tool noticed that its call was cancelled and stopped.
+    Cancelled,
+}
+
+impl ToolError {
+    /// A failure of the tool with a message for the model.
+    pub fn new(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::Execution, message)
+    }
+
+    /// A failure caused by the arguments; reported like a validation error.
+    pub fn invalid_arguments(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::InvalidArguments, message)
+    }
+
+    /// The tool stopped because its call was cancelled.
+    pub fn cancelled() -> Self {
+        Self::with_kind(ToolErrorKind::Cancelled, "the call was cancelled")
+    }
+
+    /// Wraps an error, keeping it as the source; the message is the error and its sources
+    /// joined with `": "`.
+    pub fn from_error(error: impl StdError + Send + Sync + 'static) -> Self {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            let cause_text = cause.to_string();
+            // Many errors repeat their source in their own message; don't say it twice.
+            if !message.contains(&cause_text) {
+                message.push_str(": ");
+                message.push_str(&cause_text);
+            }
+            source = cause.source();
+        }
+        Self {
+            kind: ToolErrorKind::Execution,
+            message,
+            source: Some(Box::new(error)),
+        }
+    }
+
+    fn with_kind(kind: ToolErrorKind, message: impl fmt::Display) -> Self {
+        Self {
+            kind,
+            message: message.to_string(),
+            source: None,
+        }
+    }
+
+    /// What the error blames.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The message shown to the model.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl StdError for ToolError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+/// An application error from registering or composing tools.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// A tool with this name is already registered.
+    #[error("a tool named `{name}` is already registered")]
+    DuplicateName {
+        /// The conflicting name.
+        name: String,
+    },
+    /// The name does not match `^[a-zA-Z0-9_-]{1,64}$`, which every provider accepts.
+    #[error("invalid tool name `{name}`: {reason}")]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The tool's input schema cannot be used (not an object, or not a valid JSON Schema).
+    #[error("tool `{tool}` has an unusable input schema: {reason}")]
+    InvalidSchema {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong with the schema.
+        reason: String,
+    },
+    /// A name given to [`ToolRegistry::subset`](crate::ToolRegistry::subset) is not
+    /// registered.
+    #[error("no tool named `{name}` is registered")]
+    UnknownTool {
+        /// The missing name.
+        name: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("could not read config")
+        }
+    }
+    impl StdError for Outer {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn from_error_joins_the_source_chain() {
+        let error = ToolError::from_error(Outer(std::io::Error::other("disk on fire")));
+        assert_eq!(error.message(), "could not read config: disk on fire");
+        assert_eq!(error.kind(), ToolErrorKind::Execution);
+        assert!(error.source().is_some());
+    }
+
+    #[test]
+    fn constructors_set_the_kind() {
+        assert_eq!(
+            ToolError::invalid_arguments("x").kind(),
+            ToolErrorKind::InvalidArguments
+        );
+        assert_eq!(ToolError::cancelled().kind(), ToolErrorKind::Cancelled);
+        assert_eq!(ToolError::new("boom").to_string(), "boom");
+    }
+}

@@ -1,0 +1,61 @@
+//! The core of agent-tools: what a tool is, how its arguments are checked, and how calls
+//! are dispatched and audited.
+//!
+//! - [`Tool`] is the object-safe trait a [`ToolRegistry`] holds; [`TypedTool`] is the
+//!   typed form `#[tool]` generates, turned into a `Tool` by one blanket impl.
+//! - A tool's [`ToolSpec`] carries its canonical JSON Schema ([`schema`]), generated once
+//!   per argument type; the registry compiles it into a validator at registration and
+//!   reports every problem with a model's arguments at once ([`InvalidArguments`]).
+//! - [`ToolRegistry::call`] never fails: unknown tools, bad JSON, invalid arguments, tool
+//!   errors, timeouts, cancellation and panics all become a [`ToolResult`] with
+//!   `is_error` set and a message the model can act on. Every call produces an
+//!   [`AuditEvent`].
+//! - [`Workspace`] is the directory file tools may touch, held as a capability.
+//!
+//! Most applications use this crate through the `agent-tools` facade.
+
+#![warn(missing_docs)]
+
+// Lets `#[tool]` name this crate `::tool_core` from inside it as well (its tests).
+extern crate self as tool_core;
+
+pub mod audit;
+mod context;
+mod dialect;
+mod dynamic;
+mod error;
+mod output;
+pub mod registry;
+pub mod schema;
+mod spec;
+mod tool;
+mod toolset;
+mod typed;
+pub mod validation;
+mod workspace;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
+pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
+pub use dialect::Dialect;
+pub use dynamic::DynamicTool;
+pub use error::{RegistryError, ToolError, ToolErrorKind};
+pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
+pub use registry::ToolRegistryBuilder;
+pub use registry::{ToolArguments, ToolCall, ToolRegistry, ToolResult};
+pub use spec::{ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name};
+pub use tool::{BoxFuture, Tool};
+pub use toolset::Toolset;
+pub use typed::{ToolArgs, TypedTool};
+pub use validation::InvalidArguments;
+pub use workspace::{Workspace, WorkspaceError};
+
+/// Re-exported so that users name the same versions the macros generate code for.
+pub use schemars;
+/// Re-exported for argument structs and `Json` outputs.
+pub use serde_json;
+/// Re-exported for [`ToolContext::cancellation`] tokens.
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,156 @@
+//! A call as the model made it ([`ToolCall`]) and what comes back ([`ToolResult`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Extensions, Outcome, ProgressReporter, ToolOutput};
+
+/// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
+/// already-parsed value (Anthropic and MCP send an object).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolArguments {
+    /// JSON text, parsed by the registry.
+    Json(String),
+    /// A parsed value.
+    Value(Value),
+}
+
+impl From<&str> for ToolArguments {
+    fn from(json: &str) -> Self {
+        ToolArguments::Json(json.to_owned())
+    }
+}
+
+impl From<String> for ToolArguments {
+    fn from(json: String) -> Self {
+        ToolArguments::Json(json)
+    }
+}
+
+impl From<Value> for ToolArguments {
+    fn from(value: Value) -> Self {
+        ToolArguments::Value(value)
+    }
+}
+
+/// One tool call requested by a model.
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::ToolCall;
+///
+/// let call = ToolCall::new("call_1", "read_file", r#"{"path": "a.txt"}"#)
+///     .with_timeout(Duration::from_secs(5))
+///     .with_session_id("chat-42");
+/// assert_eq!(call.name(), "read_file");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: ToolArguments,
+    pub(crate) options: CallOptions,
+}
+
+/// Per-call settings beyond id, name and arguments.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CallOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) cancellation: Option<CancellationToken>,
+    pub(crate) extensions: Option<Extensions>,
+    pub(crate) progress: Option<ProgressReporter>,
+}
+
+impl ToolCall {
+    /// A call of tool `name` with the provider's call `id`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<ToolArguments>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            options: CallOptions::default(),
+        }
+    }
+
+    /// The provider's call id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The requested tool name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments as sent.
+    pub fn arguments(&self) -> &ToolArguments {
+        &self.arguments
+    }
+
+    /// Overrides the tool's and the registry's timeout for this call.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.options.timeout = Some(timeout);
+        self
+    }
+
+    /// Names the session this call belongs to (recorded in the audit log and visible to
+    /// the tool).
+    pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
+        self.options.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Cancels the call when `token` is cancelled. The tool sees a child token, so a
+    /// timeout of this call does not cancel `token`.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.options.cancellation = Some(token);
+        self
+    }
+
+    /// Per-call state for the tool, looked up before the registry's extensions.
+    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
+        self.options.extensions = Some(extensions);
+        self
+    }
+
+    /// Where the tool's progress reports go.
+    pub fn with_progress(mut self, progress: ProgressReporter) -> Self {
+        self.options.progress = Some(progress);
+        self
+    }
+}
+
+/// The result of one call; always produced, whatever went wrong.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolResult {
+    /// The call id, to pair the result with its call.
+    pub call_id: String,
+    /// The tool name as called.
+    pub name: String,
+    /// What to show the model; `output.is_error` is set for every failure.
+    pub output: ToolOutput,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// How long the call took, validation included.
+    pub duration: Duration,
+    /// Repairs made to the arguments before validation (e.g. arguments sent as a string
+    /// containing JSON).
+    pub repairs: Vec<String>,
+}
+
+impl ToolResult {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.output.is_error
+    }
+
+    /// The text parts of the output joined by newlines.
+    pub fn text(&self) -> String {
+        self.output.text_content()
+    }
+}

@@ -1,0 +1,119 @@
+//! Building registries from registries: per-agent views, unions and namespaces.
+//!
+//! Derived registries are snapshots: they share the tools (and the settings and audit
+//! sinks) of their source at the time they are made, and later registrations on either
+//! side do not carry over.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Entry, ToolRegistry, ToolTable};
+use crate::tool::BoxFuture;
+use crate::{RegistryError, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, validate_tool_name};
+
+impl ToolRegistry {
+    /// A registry with the tools whose spec satisfies `predicate`, e.g. only read-only
+    /// tools for a planning agent.
+    pub fn filter(&self, predicate: impl Fn(&ToolSpec) -> bool) -> ToolRegistry {
+        let entries = self
+            .table()
+            .entries
+            .iter()
+            .filter(|entry| predicate(entry.tool.spec()))
+            .cloned()
+            .collect();
+        self.derive(entries)
+    }
+
+    /// A registry with exactly the named tools; fails if one is not registered.
+    pub fn subset(&self, names: &[&str]) -> Result<ToolRegistry, RegistryError> {
+        let table = self.table();
+        let entries = names
+            .iter()
+            .map(|name| {
+                table
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| RegistryError::UnknownTool {
+                        name: (*name).to_owned(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.derive(entries).check_unique()
+    }
+
+    /// Adds all of `other`'s tools to this registry, all or none.
+    pub fn merge(&self, other: &ToolRegistry) -> Result<(), RegistryError> {
+        self.insert_all(other.table().entries.clone())
+    }
+
+    /// A registry with the same tools renamed `<prefix><name>`, to keep groups apart when
+    /// merging (`fs_read_file`, `web_fetch`). Fails if a new name is invalid.
+    pub fn with_prefix(&self, prefix: &str) -> Result<ToolRegistry, RegistryError> {
+        let entries = self
+            .table()
+            .entries
+            .iter()
+            .map(|entry| prefixed(entry, prefix))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.derive(entries))
+    }
+
+    fn derive(&self, entries: Vec<Entry>) -> ToolRegistry {
+        let mut derived = ToolRegistry::with_config(self.config().clone(), ToolTable::from_entries(entries));
+        derived.session_id = self.session_id.clone();
+        derived
+    }
+
+    /// `subset` may be given a name twice.
+    fn check_unique(self) -> Result<ToolRegistry, RegistryError> {
+        let table = self.table();
+        if table.index.len() != table.entries.len() {
+            let duplicate = table
+                .entries
+                .iter()
+                .enumerate()
+                .find(|(position, entry)| table.index.get(&entry.name) != Some(position))
+                .map(|(_, entry)| entry.name.to_string())
+                .unwrap_or_default();
+            return Err(RegistryError::DuplicateName { name: duplicate });
+        }
+        drop(table);
+        Ok(self)
+    }
+}
+
+fn prefixed(entry: &Entry, prefix: &str) -> Result<Entry, RegistryError> {
+    let name = format!("{prefix}{}", entry.name);
+    validate_tool_name(&name).map_err(|reason| RegistryError::InvalidName {
+        name: name.clone(),
+        reason,
+    })?;
+    let mut spec = entry.tool.spec().clone();
+    spec.name = name.clone();
+    Ok(Entry {
+        name: name.into(),
+        tool: Arc::new(Renamed {
+            inner: entry.tool.clone(),
+            spec,
+        }),
+        validator: entry.validator.clone(),
+    })
+}
+
+/// A tool under another name; everything else is the inner tool's.
+struct Renamed {
+    inner: Arc<dyn Tool>,
+    spec: ToolSpec,
+}
+
+impl Tool for Renamed {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        self.inner.call(arguments, ctx)
+    }
+}

@@ -1,0 +1,207 @@
+//! The call pipeline: look up → parse → validate → run guarded → result (+ audit).
+//!
+//! Every step that can fail because of what a model sent ends the call with an error
+//! result that says what was wrong; none of them returns `Err` or panics.
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt as _;
+use futures_util::future::join_all;
+use futures_util::stream;
+use tokio_util::sync::CancellationToken;
+
+use super::arguments::{self, ParsedArguments};
+use super::call::CallOptions;
+use super::guard::{Stopped, run_guarded};
+use super::recorder::AuditRecorder;
+use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult, suggest};
+use crate::validation::InvalidArguments;
+use crate::{Outcome, ToolContext, ToolErrorKind, ToolOutput};
+
+/// At most this many names are listed after "unknown tool".
+const LISTED_NAMES: usize = 30;
+
+/// What a call produced, before it is stamped with id and duration.
+struct Finished {
+    outcome: Outcome,
+    output: ToolOutput,
+    repairs: Vec<String>,
+}
+
+impl Finished {
+    fn failure(outcome: Outcome, message: String) -> Self {
+        Self {
+            outcome,
+            output: ToolOutput::error(message),
+            repairs: Vec::new(),
+        }
+    }
+}
+
+impl ToolRegistry {
+    /// Runs one call. Never fails: unknown tools, bad arguments, tool errors, timeouts,
+    /// cancellation and panics all come back as an error result for the model.
+    pub async fn call(&self, call: ToolCall) -> ToolResult {
+        let started = Instant::now();
+        let ToolCall {
+            id,
+            name,
+            arguments,
+            mut options,
+        } = call;
+        if options.session_id.is_none() {
+            options.session_id = self.session_id.clone();
+        }
+        let mut recorder = AuditRecorder::begin(self.config(), &id, &name, options.session_id.as_deref());
+        let finished = self.execute(&id, &name, arguments, options, &mut recorder).await;
+        let result = ToolResult {
+            call_id: id,
+            name,
+            output: finished.output,
+            outcome: finished.outcome,
+            duration: started.elapsed(),
+            repairs: finished.repairs,
+        };
+        recorder.finish(&result);
+        result
+    }
+
+    /// Runs calls concurrently; results come back in the order of `calls`. Honors the
+    /// builder's [`max_concurrency`](super::ToolRegistryBuilder::max_concurrency).
+    pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        match self.config().max_concurrency {
+            Some(limit) => self.call_all_with_limit(calls, limit).await,
+            None => join_all(calls.into_iter().map(|call| self.call(call))).await,
+        }
+    }
+
+    /// Runs calls with at most `limit` in flight; results in the order of `calls`.
+    pub async fn call_all_with_limit(&self, calls: Vec<ToolCall>, limit: usize) -> Vec<ToolResult> {
+        stream::iter(calls)
+            .map(|call| self.call(call))
+            .buffered(limit.max(1))
+            .collect()
+            .await
+    }
+
+    async fn execute(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: ToolArguments,
+        options: CallOptions,
+        recorder: &mut AuditRecorder<'_>,
+    ) -> Finished {
+        let Some(entry) = self.entry(name) else {
+            recorder.raw_arguments(&arguments);
+            return Finished::failure(Outcome::UnknownTool, self.unknown_tool_message(name));
+        };
+        let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
+            Ok(parsed) => parsed,
+            Err(rejected) => {
+                recorder.raw_arguments(&rejected.arguments);
+                let message = format!("the arguments for `{name}` {}", rejected.problem);
+                return Finished::failure(Outcome::InvalidArguments, message);
+            }
+        };
+        recorder.arguments(&value);
+        if let Err(problems) = entry.validator.validate(&value) {
+            let message = InvalidArguments::new(name, problems).to_string();
+            return Finished {
+                repairs,
+                ..Finished::failure(Outcome::InvalidArguments, message)
+            };
+        }
+        let timeout = options
+            .timeout
+            .or(entry.tool.spec().timeout)
+            .or(self.config().default_timeout);
+        let ctx = self.context(call_id, options, timeout);
+        let (outcome, output) = settle(name, run_guarded(entry.tool.as_ref(), value, ctx, timeout).await);
+        Finished {
+            outcome,
+            output,
+            repairs,
+        }
+    }
+
+    fn context(&self, call_id: &str, options: CallOptions, timeout: Option<Duration>) -> ToolContext {
+        let token = match &options.cancellation {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        };
+        let mut ctx = ToolContext::new(call_id)
+            .with_cancellation(token)
+            .with_extensions(self.config().extensions.clone())
+            .with_call_extensions(options.extensions);
+        if let Some(session_id) = options.session_id {
+            ctx = ctx.with_session_id(session_id);
+        }
+        if let Some(limit) = timeout {
+            ctx = ctx.with_deadline(Instant::now() + limit);
+        }
+        if let Some(progress) = options.progress {
+            ctx = ctx.with_progress(progress);
+        }
+        ctx
+    }
+
+    fn unknown_tool_message(&self, name: &str) -> String {
+        let table = self.table();
+        let names = table.entries.iter().map(|entry: &Entry| &*entry.name);
+        let similar = suggest::similar_names(name, names.clone());
+        let mut message = format!("unknown tool `{name}`.");
+        if let Some((best, others)) = similar.split_first() {
+            message.push_str(&format!(" Did you mean `{best}`"));
+            for other in others {
+                message.push_str(&format!(" or `{other}`"));
+            }
+            message.push('?');
+        }
+        let available: Vec<&str> = names.clone().take(LISTED_NAMES).collect();
+        if available.is_empty() {
+            message.push_str(" No tools are available.");
+        } else {
+            message.push_str(&format!(" Available tools: {}", available.join(", ")));
+            let more = table.entries.len().saturating_sub(LISTED_NAMES);
+            if more > 0 {
+                message.push_str(&format!(" and {more} more"));
+            }
+            message.push('.');
+        }
+        message
+    }
+}
+
+/// Names the outcome of a guarded run and writes the message the model sees.
+fn settle(name: &str, run: Result<ToolOutput, Stopped>) -> (Outcome, ToolOutput) {
+    match run {
+        Ok(output) if output.is_error => (Outcome::Error, output),
+        Ok(output) => (Outcome::Ok, output),
+        Err(Stopped::Failed(error)) => match error.kind() {
+            ToolErrorKind::InvalidArguments => {
+                let message = InvalidArguments::new(name, vec![error.message().to_owned()]);
+                (Outcome::InvalidArguments, ToolOutput::error(message.to_string()))
+            }
+            ToolErrorKind::Cancelled => (Outcome::Cancelled, ToolOutput::error(error.message())),
+            _ => (Outcome::Error, ToolOutput::error(error.message())),
+        },
+        Err(Stopped::TimedOut(limit)) => (
+            Outcome::Timeout,
+            ToolOutput::error(format!(
+                "`{name}` did not finish within {} and was stopped; try a smaller or simpler request",
+                humantime::format_duration(limit)
+            )),
+        ),
+        Err(Stopped::Cancelled) => (
+            Outcome::Cancelled,
+            ToolOutput::error(format!("`{name}` was cancelled before it finished")),
+        ),
+        Err(Stopped::Panicked(message)) => (
+            Outcome::Panicked,
+            ToolOutput::error(format!(
+                "`{name}` failed with an internal error ({message}); this is a bug in the tool, not a problem with your arguments"
+            )),
+        ),
+    }
+}

@@ -1,0 +1,390 @@
+//! [`ToolRegistry`]: holds tools, describes them to providers, and dispatches calls.
+//!
+//! A registry is a cheap handle (`Clone` shares it) to a table of tools that is replaced
+//! as a whole on every change (copy on write). A call takes the current table once, so
+//! it sees a consistent snapshot while tools are registered or removed around it.
+
+mod arguments;
+mod call;
+mod compose;
+mod dispatch;
+mod guard;
+mod recorder;
+mod suggest;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub use call::{ToolArguments, ToolCall, ToolResult};
+
+use crate::audit::redact::Redactor;
+use crate::validation::ArgValidator;
+use crate::{AuditSink, Dialect, Extensions, RegistryError, Tool, Toolset, validate_tool_name};
+
+/// Timeout for calls when neither the call nor the tool sets one.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Recorded arguments are capped at this many bytes of JSON by default.
+const DEFAULT_AUDIT_ARGUMENT_BYTES: usize = 4096;
+
+/// A set of tools with validation, safe dispatch and an audit log.
+///
+/// ```
+/// # async fn example() -> Result<(), tool_core::RegistryError> {
+/// use serde_json::{json, Value};
+/// use tool_core::{DynamicTool, ToolCall, ToolContext, ToolError, ToolRegistry};
+///
+/// let registry = ToolRegistry::new();
+/// registry.register(DynamicTool::new(
+///     "echo",
+///     "Repeat the text.",
+///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     |args: Value, _ctx: ToolContext| async move {
+///         Ok::<_, ToolError>(args["text"].as_str().unwrap_or_default().to_owned())
+///     },
+/// ))?;
+/// let result = registry.call(ToolCall::new("call_1", "echo", r#"{"text": "hi"}"#)).await;
+/// assert_eq!(result.text(), "hi");
+/// let result = registry.call(ToolCall::new("call_2", "echo", r#"{}"#)).await;
+/// assert!(result.is_error());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ToolRegistry {
+    shared: Arc<Shared>,
+    /// Stamped on calls that don't name their own session (see [`ToolRegistry::session`]).
+    session_id: Option<Arc<str>>,
+}
+
+struct Shared {
+    table: RwLock<Arc<ToolTable>>,
+    config: Config,
+}
+
+/// Settings fixed when the registry is built and inherited by registries derived from it.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub(crate) default_timeout: Option<Duration>,
+    pub(crate) sinks: Arc<[Arc<dyn AuditSink>]>,
+    pub(crate) redactor: Redactor,
+    pub(crate) extensions: Extensions,
+    pub(crate) max_concurrency: Option<usize>,
+}
+
+/// The tools, in registration order, with a name index.
+#[derive(Clone, Default)]
+struct ToolTable {
+    entries: Vec<Entry>,
+    index: HashMap<Arc<str>, usize>,
+}
+
+/// A registered tool with its compiled validator.
+#[derive(Clone)]
+pub(crate) struct Entry {
+    pub(crate) name: Arc<str>,
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) validator: Arc<ArgValidator>,
+}
+
+impl Entry {
+    /// Checks the name and compiles the schema: everything that can be wrong with a tool
+    /// is found here, at registration, not at its first call.
+    fn new(tool: Arc<dyn Tool>) -> Result<Self, RegistryError> {
+        let spec = tool.spec();
+        validate_tool_name(&spec.name).map_err(|reason| RegistryError::InvalidName {
+            name: spec.name.clone(),
+            reason,
+        })?;
+        let validator =
+            ArgValidator::new(&spec.input_schema).map_err(|reason| RegistryError::InvalidSchema {
+                tool: spec.name.clone(),
+                reason,
+            })?;
+        Ok(Self {
+            name: spec.name.as_str().into(),
+            tool,
+            validator: Arc::new(validator),
+        })
+    }
+}
+
+impl ToolTable {
+    fn from_entries(entries: Vec<Entry>) -> Self {
+        let index = entries
+            .iter()
+            .enumerate()
+            .map(|(position, entry)| (entry.name.clone(), position))
+            .collect();
+        Self { entries, index }
+    }
+
+    fn get(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&position| &self.entries[position])
+    }
+}
+
+/// Configures a [`ToolRegistry`].
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::{MemoryAudit, ToolRegistry};
+///
+/// let audit = MemoryAudit::new();
+/// let registry = ToolRegistry::builder()
+///     .default_timeout(Duration::from_secs(30))
+///     .audit(audit.clone())
+///     .build();
+/// assert!(registry.is_empty());
+/// ```
+#[must_use]
+pub struct ToolRegistryBuilder {
+    default_timeout: Option<Duration>,
+    sinks: Vec<Arc<dyn AuditSink>>,
+    audit_argument_bytes: usize,
+    extensions: Extensions,
+    max_concurrency: Option<usize>,
+}
+
+impl Default for ToolRegistryBuilder {
+    fn default() -> Self {
+        Self {
+            default_timeout: Some(DEFAULT_TIMEOUT),
+            sinks: Vec::new(),
+            audit_argument_bytes: DEFAULT_AUDIT_ARGUMENT_BYTES,
+            extensions: Extensions::new(),
+            max_concurrency: None,
+        }
+    }
+}
+
+impl ToolRegistryBuilder {
+    /// Timeout for calls whose tool and call set none (default 60 s).
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// No timeout unless the tool or the call sets one.
+    pub fn no_default_timeout(mut self) -> Self {
+        self.default_timeout = None;
+        self
+    }
+
+    /// Sends an audit event for every call to `sink` (may be called several times).
+    pub fn audit(mut self, sink: impl AuditSink) -> Self {
+        self.sinks.push(Arc::new(sink));
+        self
+    }
+
+    /// Caps recorded arguments at `bytes` of JSON (default 4096).
+    pub fn audit_argument_limit(mut self, bytes: usize) -> Self {
+        self.audit_argument_bytes = bytes;
+        self
+    }
+
+    /// Makes `value` available to every tool through
+    /// [`ToolContext::extension`](crate::ToolContext::extension).
+    pub fn extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// Runs at most `limit` calls of one [`ToolRegistry::call_all`] at a time.
+    pub fn max_concurrency(mut self, limit: usize) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// Builds an empty registry.
+    pub fn build(self) -> ToolRegistry {
+        ToolRegistry::with_config(
+            Config {
+                default_timeout: self.default_timeout,
+                sinks: self.sinks.into(),
+                redactor: Redactor::new(self.audit_argument_bytes),
+                extensions: self.extensions,
+                max_concurrency: self.max_concurrency,
+            },
+            ToolTable::default(),
+        )
+    }
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry with default settings (60 s timeout, no audit).
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// Configures a registry.
+    pub fn builder() -> ToolRegistryBuilder {
+        ToolRegistryBuilder::default()
+    }
+
+    fn with_config(config: Config, table: ToolTable) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                table: RwLock::new(Arc::new(table)),
+                config,
+            }),
+            session_id: None,
+        }
+    }
+
+    /// Registers a tool; fails on a duplicate or invalid name or an unusable schema.
+    pub fn register(&self, tool: impl Tool) -> Result<(), RegistryError> {
+        self.register_shared(Arc::new(tool))
+    }
+
+    /// Registers a tool that is already shared.
+    pub fn register_shared(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        self.insert_all(vec![Entry::new(tool)?])
+    }
+
+    /// Registers every tool of a toolset, all or none; returns their names.
+    pub fn register_toolset<S: Toolset>(&self, toolset: Arc<S>) -> Result<Vec<String>, RegistryError> {
+        let entries = toolset
+            .tools()
+            .into_iter()
+            .map(Entry::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        let names = entries.iter().map(|entry| entry.name.to_string()).collect();
+        self.insert_all(entries)?;
+        Ok(names)
+    }
+
+    /// Removes a tool; returns it if it was registered. Calls already running finish.
+    pub fn unregister(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
+        let removed = table.get(name)?.tool.clone();
+        let entries = table
+            .entries
+            .iter()
+            .filter(|entry| &*entry.name != name)
+            .cloned()
+            .collect();
+        *table = Arc::new(ToolTable::from_entries(entries));
+        Some(removed)
+    }
+
+    /// Adds entries atomically: if any name is taken (or repeated), nothing is added.
+    fn insert_all(&self, new_entries: Vec<Entry>) -> Result<(), RegistryError> {
+        let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
+        let mut entries = table.entries.clone();
+        let mut index = table.index.clone();
+        for entry in new_entries {
+            if index.contains_key(&entry.name) {
+                return Err(RegistryError::DuplicateName {
+                    name: entry.name.to_string(),
+                });
+            }
+            index.insert(entry.name.clone(), entries.len());
+            entries.push(entry);
+        }
+        *table = Arc::new(ToolTable { entries, index });
+        Ok(())
+    }
+
+    /// The current table; cheap (one reference count).
+    fn table(&self) -> Arc<ToolTable> {
+        self.shared
+            .table
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn entry(&self, name: &str) -> Option<Entry> {
+        self.table().get(name).cloned()
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.table().get(name).map(|entry| entry.tool.clone())
+    }
+
+    /// Whether a tool is registered under `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.table().get(name).is_some()
+    }
+
+    /// The names of all tools, in registration order.
+    pub fn names(&self) -> Vec<String> {
+        self.table()
+            .entries
+            .iter()
+            .map(|entry| entry.name.to_string())
+            .collect()
+    }
+
+    /// All tools, in registration order.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.table()
+            .entries
+            .iter()
+            .map(|entry| entry.tool.clone())
+            .collect()
+    }
+
+    /// How many tools are registered.
+    pub fn len(&self) -> usize {
+        self.table().entries.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The tool definitions in a provider's request format, in registration order.
+    pub fn definitions(&self, dialect: Dialect) -> Vec<Value> {
+        self.table()
+            .entries
+            .iter()
+            .map(|entry| dialect.definition(entry.tool.spec()))
+            .collect()
+    }
+
+    /// A handle to the same registry that stamps `session_id` on every call that does not
+    /// name its own session.
+    pub fn session(&self, session_id: impl Into<Arc<str>>) -> ToolRegistry {
+        Self {
+            shared: self.shared.clone(),
+            session_id: Some(session_id.into()),
+        }
+    }
+
+    /// The session this handle stamps on calls, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.shared.config
+    }
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .field("default_timeout", &self.shared.config.default_timeout)
+            .field("audit_sinks", &self.shared.config.sinks.len())
+            .field("session_id", &self.session_id)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,111 @@
+//! Collects what the audit log needs while a call runs, and records it exactly once —
+//! also when the caller drops the call before it finishes.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+
+use super::{Config, ToolArguments, ToolResult};
+use crate::{AuditEvent, Outcome};
+
+/// The audit record of one call in progress; does nothing when there are no sinks.
+pub(crate) struct AuditRecorder<'a> {
+    pending: Option<Pending<'a>>,
+}
+
+struct Pending<'a> {
+    config: &'a Config,
+    timestamp: SystemTime,
+    started: Instant,
+    session_id: Option<String>,
+    call_id: String,
+    tool: String,
+    arguments: Value,
+}
+
+impl<'a> AuditRecorder<'a> {
+    pub(crate) fn begin(config: &'a Config, call_id: &str, tool: &str, session_id: Option<&str>) -> Self {
+        let pending = (!config.sinks.is_empty()).then(|| Pending {
+            config,
+            timestamp: SystemTime::now(),
+            started: Instant::now(),
+            session_id: session_id.map(str::to_owned),
+            call_id: call_id.to_owned(),
+            tool: tool.to_owned(),
+            arguments: Value::Null,
+        });
+        Self { pending }
+    }
+
+    /// Records the arguments as parsed (redacted and capped).
+    pub(crate) fn arguments(&mut self, arguments: &Value) {
+        if let Some(pending) = &mut self.pending {
+            pending.arguments = pending.config.redactor.arguments(arguments);
+        }
+    }
+
+    /// Records arguments that may not parse.
+    pub(crate) fn raw_arguments(&mut self, arguments: &ToolArguments) {
+        if let Some(pending) = &mut self.pending {
+            pending.arguments = match arguments {
+                ToolArguments::Value(value) => pending.config.redactor.arguments(value),
+                ToolArguments::Json(text) => match serde_json::from_str::<Value>(text) {
+                    Ok(value) => pending.config.redactor.arguments(&value),
+                    Err(_) => pending.config.redactor.raw(text),
+                },
+            };
+        }
+    }
+
+    /// Records the finished call.
+    pub(crate) fn finish(mut self, result: &ToolResult) {
+        if let Some(pending) = self.pending.take() {
+            let error = result.is_error().then(|| result.text());
+            pending.emit(
+                result.outcome,
+                result.duration,
+                result.output.byte_len(),
+                error,
+                result.repairs.clone(),
+            );
+        }
+    }
+}
+
+impl Pending<'_> {
+    fn emit(
+        self,
+        outcome: Outcome,
+        duration: Duration,
+        output_bytes: usize,
+        error: Option<String>,
+        repairs: Vec<String>,
+    ) {
+        let event = AuditEvent {
+            timestamp: self.timestamp,
+            session_id: self.session_id,
+            call_id: self.call_id,
+            tool: self.tool,
+            arguments: self.arguments,
+            outcome,
+            duration,
+            output_bytes,
+            error,
+            repairs,
+        };
+        for sink in self.config.sinks.iter() {
+            sink.record(&event);
+        }
+    }
+}
+
+impl Drop for AuditRecorder<'_> {
+    /// The call future was dropped before it finished: the caller cancelled it.
+    fn drop(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            let duration = pending.started.elapsed();
+            let error = Some("the caller dropped the call before it finished".to_owned());
+            pending.emit(Outcome::Cancelled, duration, 0, error, Vec::new());
+        }
+    }
+}

@@ -1,0 +1,604 @@
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::{Barrier, Notify};
+
+use super::*;
+use crate::{
+    CancellationToken, DynamicTool, MemoryAudit, Outcome, ToolContext, ToolError, ToolMeta, ToolOutput,
+    ToolSpec, TypedTool,
+};
+
+/// Arguments of `add`.
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// First addend.
+    a: i64,
+    /// Second addend.
+    b: i64,
+    /// Optional label.
+    label: Option<String>,
+}
+
+struct Add;
+
+impl TypedTool for Add {
+    type Args = AddArgs;
+    type Output = String;
+
+    fn meta() -> ToolMeta {
+        ToolMeta::new("add", "Add two integers.").read_only(true)
+    }
+
+    async fn run(&self, args: AddArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+        let sum = args
+            .a
+            .checked_add(args.b)
+            .ok_or_else(|| ToolError::new("the sum overflows"))?;
+        Ok(match args.label {
+            Some(label) => format!("{label}: {sum}"),
+            None => sum.to_string(),
+        })
+    }
+}
+
+fn empty_schema() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+/// A tool that never finishes, after telling `started`.
+fn hanging(name: &str, started: Arc<Notify>) -> DynamicTool {
+    DynamicTool::new(name, "Never finishes.", empty_schema(), move |_args, _ctx| {
+        let started = started.clone();
+        async move {
+            started.notify_one();
+            std::future::pending::<Result<(), ToolError>>().await
+        }
+    })
+}
+
+fn panicking(name: &str) -> DynamicTool {
+    DynamicTool::new(name, "Panics.", empty_schema(), |_args, _ctx| async move {
+        if true {
+            panic!("index out of bounds: the len is 0");
+        }
+        Ok::<_, ToolError>(())
+    })
+}
+
+fn registry_with_add() -> ToolRegistry {
+    let registry = ToolRegistry::new();
+    registry.register(Add).unwrap();
+    registry
+}
+
+async fn call(registry: &ToolRegistry, name: &str, arguments: impl Into<ToolArguments>) -> ToolResult {
+    registry.call(ToolCall::new("call_1", name, arguments)).await
+}
+
+#[tokio::test]
+async fn a_valid_call_runs_the_tool() {
+    let registry = registry_with_add();
+    let result = call(&registry, "add", r#"{"a": 2, "b": 3, "label": "sum"}"#).await;
+    assert_eq!(result.outcome, Outcome::Ok);
+    assert!(!result.is_error());
+    assert_eq!(result.text(), "sum: 5");
+    assert_eq!(result.call_id, "call_1");
+    assert_eq!(result.name, "add");
+    let result = call(&registry, "add", json!({"a": 1, "b": 1})).await;
+    assert_eq!(result.text(), "2");
+}
+
+#[tokio::test]
+async fn unknown_tools_get_suggestions_and_the_list() {
+    let registry = registry_with_add();
+    registry
+        .register(DynamicTool::new(
+            "read_file",
+            "Read.",
+            empty_schema(),
+            |_a, _c| async { Ok::<_, ToolError>("") },
+        ))
+        .unwrap();
+    let result = call(&registry, "reed_file", "{}").await;
+    assert_eq!(result.outcome, Outcome::UnknownTool);
+    assert!(result.is_error());
+    assert_eq!(
+        result.text(),
+        "unknown tool `reed_file`. Did you mean `read_file`? Available tools: add, read_file."
+    );
+    let empty = ToolRegistry::new();
+    assert_eq!(
+        call(&empty, "x", "{}").await.text(),
+        "unknown tool `x`. No tools are available."
+    );
+}
+
+#[tokio::test]
+async fn malformed_and_non_object_arguments_are_explained() {
+    let registry = registry_with_add();
+    let result = call(&registry, "add", r#"{"a": 1,"#).await;
+    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert!(
+        result
+            .text()
+            .starts_with("the arguments for `add` are not valid JSON (EOF while parsing"),
+        "{}",
+        result.text()
+    );
+    let result = call(&registry, "add", "[1, 2]").await;
+    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        result.text(),
+        "the arguments for `add` must be a JSON object with the tool's parameters as properties, got an array"
+    );
+}
+
+#[tokio::test]
+async fn invalid_arguments_list_every_problem() {
+    let registry = registry_with_add();
+    let result = call(&registry, "add", r#"{"a": "1", "c": 2}"#).await;
+    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        result.text(),
+        "invalid arguments for `add`:\n\
+         - `/a`: expected integer, got string \"1\"\n\
+         - `/b`: required property is missing\n\
+         - unknown property `c` (expected one of: a, b, label)"
+    );
+}
+
+#[tokio::test]
+async fn double_encoded_arguments_are_repaired_and_reported() {
+    let registry = registry_with_add();
+    let result = call(&registry, "add", json!(r#"{"a": 1, "b": 2}"#)).await;
+    assert_eq!(result.outcome, Outcome::Ok);
+    assert_eq!(result.text(), "3");
+    assert_eq!(result.repairs.len(), 1);
+}
+
+#[tokio::test]
+async fn tool_errors_become_error_results() {
+    let registry = registry_with_add();
+    let result = call(&registry, "add", json!({"a": i64::MAX, "b": 1})).await;
+    assert_eq!(result.outcome, Outcome::Error);
+    assert!(result.is_error());
+    assert_eq!(result.text(), "the sum overflows");
+
+    registry
+        .register(DynamicTool::new(
+            "picky",
+            "Rejects.",
+            empty_schema(),
+            |_a, _c| async { Err::<(), _>(ToolError::invalid_arguments("`start` must not be after `end`")) },
+        ))
+        .unwrap();
+    let result = call(&registry, "picky", "{}").await;
+    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        result.text(),
+        "invalid arguments for `picky`:\n- `start` must not be after `end`"
+    );
+
+    registry
+        .register(DynamicTool::new(
+            "soft",
+            "Errors softly.",
+            empty_schema(),
+            |_a, _c| async { Ok::<_, ToolError>(ToolOutput::error("nothing matched")) },
+        ))
+        .unwrap();
+    assert_eq!(call(&registry, "soft", "{}").await.outcome, Outcome::Error);
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeouts_apply_per_call_then_per_tool_then_registry_default() {
+    let started = Arc::new(Notify::new());
+    let registry = ToolRegistry::builder()
+        .default_timeout(Duration::from_secs(7))
+        .build();
+    registry.register(hanging("hang", started.clone())).unwrap();
+    registry
+        .register(hanging("hang_tool_timeout", started.clone()).timeout(Duration::from_secs(3)))
+        .unwrap();
+
+    let result = call(&registry, "hang", "{}").await;
+    assert_eq!(result.outcome, Outcome::Timeout);
+    assert_eq!(
+        result.text(),
+        "`hang` did not finish within 7s and was stopped; try a smaller or simpler request"
+    );
+    let result = call(&registry, "hang_tool_timeout", "{}").await;
+    assert!(result.text().contains("within 3s"), "{}", result.text());
+    let result = registry
+        .call(ToolCall::new("c", "hang_tool_timeout", "{}").with_timeout(Duration::from_millis(1500)))
+        .await;
+    assert!(result.text().contains("within 1s 500ms"), "{}", result.text());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timeout_cancels_the_tools_token() {
+    let seen_token = Arc::new(std::sync::Mutex::new(None));
+    let slot = seen_token.clone();
+    let registry = ToolRegistry::builder()
+        .default_timeout(Duration::from_secs(1))
+        .build();
+    registry
+        .register(DynamicTool::new(
+            "hang",
+            "Hangs.",
+            empty_schema(),
+            move |_a, ctx: ToolContext| {
+                *slot.lock().unwrap() = Some(ctx.cancellation().clone());
+                std::future::pending::<Result<(), ToolError>>()
+            },
+        ))
+        .unwrap();
+    assert_eq!(call(&registry, "hang", "{}").await.outcome, Outcome::Timeout);
+    let token = seen_token.lock().unwrap().clone().unwrap();
+    assert!(token.is_cancelled());
+}
+
+#[tokio::test]
+async fn cancelling_the_callers_token_stops_the_call() {
+    let started = Arc::new(Notify::new());
+    let registry = ToolRegistry::new();
+    registry.register(hanging("hang", started.clone())).unwrap();
+    let token = CancellationToken::new();
+    let call = registry.call(ToolCall::new("c", "hang", "{}").with_cancellation(token.clone()));
+    let canceller = async {
+        started.notified().await;
+        token.cancel();
+    };
+    let (result, ()) = tokio::join!(call, canceller);
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert_eq!(result.text(), "`hang` was cancelled before it finished");
+}
+
+#[tokio::test]
+async fn panics_are_contained_and_the_registry_stays_usable() {
+    let registry = registry_with_add();
+    registry.register(panicking("boom")).unwrap();
+    let result = call(&registry, "boom", "{}").await;
+    assert_eq!(result.outcome, Outcome::Panicked);
+    assert_eq!(
+        result.text(),
+        "`boom` failed with an internal error (index out of bounds: the len is 0); this is a bug in the tool, not a problem with your arguments"
+    );
+    assert_eq!(call(&registry, "add", r#"{"a":1,"b":1}"#).await.text(), "2");
+}
+
+/// A hand-written tool that panics in `call` itself, before returning a future.
+struct PanicsEagerly(ToolSpec);
+
+impl Tool for PanicsEagerly {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+
+    fn call(
+        &self,
+        _arguments: Value,
+        _ctx: ToolContext,
+    ) -> crate::BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        panic!("eager panic")
+    }
+}
+
+#[tokio::test]
+async fn panics_before_the_future_exists_are_contained_too() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(PanicsEagerly(ToolSpec::new("eager", "Panics.", empty_schema())))
+        .unwrap();
+    let result = call(&registry, "eager", "{}").await;
+    assert_eq!(result.outcome, Outcome::Panicked);
+    assert!(result.text().contains("eager panic"));
+}
+
+#[tokio::test]
+async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
+    let registry = registry_with_add();
+    let error = registry.register(Add).unwrap_err();
+    assert_eq!(error.to_string(), "a tool named `add` is already registered");
+    let bad_name = DynamicTool::new("read file", "x", empty_schema(), |_a, _c| async {
+        Ok::<_, ToolError>(())
+    });
+    assert!(matches!(
+        registry.register(bad_name),
+        Err(RegistryError::InvalidName { .. })
+    ));
+    let bad_schema = DynamicTool::new("s", "x", json!({"type": "array"}), |_a, _c| async {
+        Ok::<_, ToolError>(())
+    });
+    let error = registry.register(bad_schema).unwrap_err();
+    assert!(matches!(error, RegistryError::InvalidSchema { .. }), "{error}");
+    assert_eq!(registry.names(), vec!["add"]);
+}
+
+#[tokio::test]
+async fn unregister_get_and_names() {
+    let registry = registry_with_add();
+    registry.register(panicking("boom")).unwrap();
+    assert_eq!(registry.names(), vec!["add", "boom"]);
+    assert!(registry.get("add").is_some());
+    assert!(registry.unregister("add").is_some());
+    assert!(registry.unregister("add").is_none());
+    assert!(!registry.contains("add"));
+    assert_eq!(registry.len(), 1);
+    assert_eq!(call(&registry, "add", "{}").await.outcome, Outcome::UnknownTool);
+}
+
+#[tokio::test]
+async fn clones_share_the_registry() {
+    let registry = ToolRegistry::new();
+    let clone = registry.clone();
+    clone.register(Add).unwrap();
+    assert!(registry.contains("add"));
+}
+
+#[tokio::test]
+async fn registration_while_a_call_is_in_flight() {
+    let started = Arc::new(Notify::new());
+    let release = Arc::new(Notify::new());
+    let registry = ToolRegistry::new();
+    let (started_in_tool, release_in_tool) = (started.clone(), release.clone());
+    registry
+        .register(DynamicTool::new(
+            "slow",
+            "Waits.",
+            empty_schema(),
+            move |_a, _c| {
+                let (started, release) = (started_in_tool.clone(), release_in_tool.clone());
+                async move {
+                    started.notify_one();
+                    release.notified().await;
+                    Ok::<_, ToolError>("done")
+                }
+            },
+        ))
+        .unwrap();
+    let in_flight = registry.call(ToolCall::new("c", "slow", "{}"));
+    let changes = async {
+        started.notified().await;
+        registry.register(Add).unwrap();
+        assert!(registry.unregister("slow").is_some());
+        release.notify_one();
+    };
+    let (result, ()) = tokio::join!(in_flight, changes);
+    assert_eq!(result.text(), "done");
+    assert_eq!(registry.names(), vec!["add"]);
+}
+
+#[tokio::test]
+async fn call_all_runs_concurrently_and_keeps_order() {
+    let barrier = Arc::new(Barrier::new(3));
+    let registry = ToolRegistry::new();
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let in_tool = barrier.clone();
+    registry
+        .register(DynamicTool::new(
+            "wait",
+            "Waits for the others.",
+            schema,
+            move |args: Value, _c| {
+                let barrier = in_tool.clone();
+                async move {
+                    // Completes only if all three calls run at the same time.
+                    barrier.wait().await;
+                    Ok::<_, ToolError>(args["n"].to_string())
+                }
+            },
+        ))
+        .unwrap();
+    let calls = (0..3)
+        .map(|n| ToolCall::new(format!("c{n}"), "wait", json!({"n": n})))
+        .collect();
+    let results = registry.call_all(calls).await;
+    let texts: Vec<String> = results.iter().map(ToolResult::text).collect();
+    assert_eq!(texts, vec!["0", "1", "2"]);
+    assert_eq!(results[2].call_id, "c2");
+}
+
+#[tokio::test]
+async fn call_all_honors_a_concurrency_limit() {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::builder().max_concurrency(2).build();
+    let (now, max) = (in_flight.clone(), peak.clone());
+    registry
+        .register(DynamicTool::new(
+            "count",
+            "Counts.",
+            empty_schema(),
+            move |_a, _c| {
+                let (now, max) = (now.clone(), max.clone());
+                async move {
+                    let current = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    max.fetch_max(current, Ordering::SeqCst);
+                    for _ in 0..5 {
+                        tokio::task::yield_now().await;
+                    }
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    Ok::<_, ToolError>(())
+                }
+            },
+        ))
+        .unwrap();
+    let calls = (0..10)
+        .map(|n| ToolCall::new(format!("c{n}"), "count", "{}"))
+        .collect();
+    let results = registry.call_all(calls).await;
+    assert_eq!(results.len(), 10);
+    assert!(results.iter().all(|r| r.outcome == Outcome::Ok));
+    assert_eq!(peak.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn composition_filter_subset_merge_prefix() {
+    let registry = registry_with_add();
+    registry.register(panicking("boom")).unwrap();
+
+    let read_only = registry.filter(|spec| spec.annotations.read_only == Some(true));
+    assert_eq!(read_only.names(), vec!["add"]);
+
+    let subset = registry.subset(&["boom"]).unwrap();
+    assert_eq!(subset.names(), vec!["boom"]);
+    assert!(matches!(
+        registry.subset(&["nope"]),
+        Err(RegistryError::UnknownTool { .. })
+    ));
+    assert!(matches!(
+        registry.subset(&["add", "add"]),
+        Err(RegistryError::DuplicateName { .. })
+    ));
+
+    let prefixed = registry.with_prefix("math_").unwrap();
+    assert_eq!(prefixed.names(), vec!["math_add", "math_boom"]);
+    let result = call(&prefixed, "math_add", r#"{"a": 2, "b": 2}"#).await;
+    assert_eq!(result.text(), "4");
+    assert_eq!(prefixed.get("math_add").unwrap().spec().name, "math_add");
+    assert!(registry.with_prefix("bad prefix ").is_err());
+
+    let combined = ToolRegistry::new();
+    combined.merge(&prefixed).unwrap();
+    combined.merge(&registry.subset(&["add"]).unwrap()).unwrap();
+    assert_eq!(combined.names(), vec!["math_add", "math_boom", "add"]);
+    assert!(combined.merge(&registry).is_err(), "`add` is already there");
+    assert_eq!(combined.len(), 3, "a failed merge adds nothing");
+}
+
+#[tokio::test]
+async fn definitions_are_in_registration_order() {
+    let registry = registry_with_add();
+    registry.register(panicking("boom")).unwrap();
+    let definitions = registry.definitions(crate::Dialect::OpenAiChat);
+    assert_eq!(definitions.len(), 2);
+    assert_eq!(definitions[0]["function"]["name"], "add");
+    assert_eq!(
+        definitions[0]["function"]["parameters"]["properties"]["a"]["description"],
+        "First addend."
+    );
+}
+
+#[tokio::test]
+async fn context_carries_session_extensions_and_deadline() {
+    struct Greeting(&'static str);
+    let registry = ToolRegistry::builder().extension(Greeting("hello")).build();
+    registry
+        .register(DynamicTool::new(
+            "ctx",
+            "Context.",
+            empty_schema(),
+            |_a, ctx: ToolContext| async move {
+                Ok::<_, ToolError>(json!({
+                    "session": ctx.session_id(),
+                    "call": ctx.call_id(),
+                    "greeting": ctx.extension::<Greeting>().map(|g| g.0),
+                    "number": ctx.extension::<u32>(),
+                    "has_deadline": ctx.deadline().is_some(),
+                }))
+            },
+        ))
+        .unwrap();
+    let session = registry.session("chat-1");
+    let result = session.call(ToolCall::new("call_9", "ctx", "{}")).await;
+    let seen: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(
+        seen,
+        json!({"session": "chat-1", "call": "call_9", "greeting": "hello", "number": null, "has_deadline": true})
+    );
+    let mut call_extensions = crate::Extensions::new();
+    call_extensions.insert(7_u32);
+    let result = registry
+        .call(
+            ToolCall::new("call_10", "ctx", "{}")
+                .with_session_id("chat-2")
+                .with_extensions(call_extensions),
+        )
+        .await;
+    let seen: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(seen["session"], "chat-2");
+    assert_eq!(seen["number"], 7);
+}
+
+#[tokio::test]
+async fn every_call_is_audited_with_its_outcome() {
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder()
+        .audit(audit.clone())
+        .default_timeout(Duration::from_millis(20))
+        .build();
+    registry.register(Add).unwrap();
+    registry.register(panicking("boom")).unwrap();
+    registry
+        .register(hanging("hang", Arc::new(Notify::new())))
+        .unwrap();
+    let calls = vec![
+        ToolCall::new("1", "add", r#"{"a": 1, "b": 2}"#).with_session_id("s"),
+        ToolCall::new("2", "add", r#"{"a": "x"}"#),
+        ToolCall::new("3", "nope", r#"{"token": "abc"}"#),
+        ToolCall::new("4", "add", json!({"a": i64::MAX, "b": 1})),
+        ToolCall::new("5", "boom", "{}"),
+        ToolCall::new("6", "hang", "{}"),
+    ];
+    registry.call_all(calls).await;
+    let mut events = audit.events();
+    events.sort_by(|a, b| a.call_id.cmp(&b.call_id));
+    let outcomes: Vec<Outcome> = events.iter().map(|e| e.outcome).collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            Outcome::Ok,
+            Outcome::InvalidArguments,
+            Outcome::UnknownTool,
+            Outcome::Error,
+            Outcome::Panicked,
+            Outcome::Timeout
+        ]
+    );
+    assert_eq!(events[0].session_id.as_deref(), Some("s"));
+    assert_eq!(events[0].arguments, json!({"a": 1, "b": 2}));
+    assert_eq!(events[0].output_bytes, 1);
+    assert!(events[0].error.is_none());
+    assert_eq!(events[2].arguments, json!({"token": "[REDACTED]"}));
+    assert_eq!(events[3].error.as_deref(), Some("the sum overflows"));
+}
+
+#[tokio::test]
+async fn unparseable_arguments_are_audited_as_text() {
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    registry.register(Add).unwrap();
+    call(&registry, "add", "{not json").await;
+    assert_eq!(audit.events()[0].arguments, json!("{not json"));
+}
+
+#[tokio::test]
+async fn a_dropped_call_is_audited_as_cancelled() {
+    let audit = MemoryAudit::new();
+    let started = Arc::new(Notify::new());
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    registry.register(hanging("hang", started.clone())).unwrap();
+    let call = registry.call(ToolCall::new("c", "hang", "{}"));
+    tokio::select! {
+        _ = call => unreachable!("the tool never finishes"),
+        () = started.notified() => {}
+    }
+    let events = audit.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].outcome, Outcome::Cancelled);
+}
+
+#[test]
+fn registries_and_calls_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_send<T: Send>(_: &T) {}
+    assert_send_sync::<ToolRegistry>();
+    let registry = ToolRegistry::new();
+    assert_send(&registry.call(ToolCall::new("c", "x", "{}")));
+}

@@ -1,0 +1,241 @@
+//! What a tool *is*, as opposed to what it does: name, description, schemas, hints.
+//!
+//! [`ToolMeta`] is what a typed tool declares (the `#[tool]` macro writes it from the
+//! attributes and doc comment); [`ToolSpec`] adds the generated schemas and is what the
+//! registry, the provider dialects and MCP read.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Hints about a tool's behavior, as in MCP's `ToolAnnotations`.
+///
+/// They are hints for clients (e.g. to ask a user before running a destructive tool), not
+/// guarantees. `None` means "not stated".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// A human-readable title for the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates (only meaningful when not read-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling the tool again with the same arguments has no additional effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities (e.g. the web).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+/// What a [`TypedTool`](crate::TypedTool) declares about itself; the registry adds the
+/// schemas to make a [`ToolSpec`].
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::ToolMeta;
+///
+/// let meta = ToolMeta::new("read_file", "Read a UTF-8 text file.")
+///     .title("Read file")
+///     .read_only(true)
+///     .timeout(Duration::from_secs(30));
+/// assert_eq!(meta.annotations.read_only, Some(true));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolMeta {
+    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: Cow<'static, str>,
+    /// What the tool does, for the model.
+    pub description: Cow<'static, str>,
+    /// Behavior hints, including the title.
+    pub annotations: ToolAnnotations,
+    /// Ask providers to enforce the schema strictly (OpenAI/Anthropic `strict`).
+    pub strict: bool,
+    /// The tool's own timeout, overriding the registry default.
+    pub timeout: Option<Duration>,
+}
+
+impl ToolMeta {
+    /// A tool with a name and description and no hints.
+    pub fn new(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            annotations: ToolAnnotations::default(),
+            strict: false,
+            timeout: None,
+        }
+    }
+
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.annotations.title = Some(title.into());
+        self
+    }
+
+    /// States whether the tool only reads.
+    pub fn read_only(mut self, yes: bool) -> Self {
+        self.annotations.read_only = Some(yes);
+        self
+    }
+
+    /// States whether the tool may destroy data.
+    pub fn destructive(mut self, yes: bool) -> Self {
+        self.annotations.destructive = Some(yes);
+        self
+    }
+
+    /// States whether repeating a call has no further effect.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.annotations.idempotent = Some(yes);
+        self
+    }
+
+    /// States whether the tool talks to the outside world.
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.annotations.open_world = Some(yes);
+        self
+    }
+
+    /// Asks providers to enforce the schema strictly.
+    pub fn strict(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
+    }
+
+    /// Sets the tool's own timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Adds the schemas, making the full spec.
+    pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
+        ToolSpec {
+            name: self.name.into_owned(),
+            description: self.description.into_owned(),
+            input_schema,
+            output_schema,
+            annotations: self.annotations,
+            strict: self.strict,
+            timeout: self.timeout,
+        }
+    }
+}
+
+/// Everything the outside world knows about a tool.
+///
+/// The input schema is the canonical JSON Schema (draft 2020-12) of the arguments; provider
+/// formats are derived from it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolSpec {
+    /// The name the model calls the tool by.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments; the root is an object.
+    pub input_schema: Value,
+    /// JSON Schema of the structured output, when the tool returns [`Json`](crate::Json).
+    pub output_schema: Option<Value>,
+    /// Behavior hints, including the title.
+    pub annotations: ToolAnnotations,
+    /// Ask providers to enforce the schema strictly.
+    pub strict: bool,
+    /// The tool's own timeout, overriding the registry default.
+    pub timeout: Option<Duration>,
+}
+
+impl ToolSpec {
+    /// A spec with a name, description and input schema, and no hints.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        let name: String = name.into();
+        ToolMeta::new(name, description.into()).into_spec(input_schema, None)
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.annotations.title.as_deref()
+    }
+
+    /// The first sentence of the description, for one-line listings.
+    pub fn summary(&self) -> &str {
+        first_sentence(&self.description)
+    }
+}
+
+/// The text up to the first sentence end (`.` followed by whitespace or the end) or the
+/// first blank line.
+fn first_sentence(text: &str) -> &str {
+    let text = text.trim();
+    let paragraph_end = text.find("\n\n").unwrap_or(text.len());
+    let paragraph = &text[..paragraph_end];
+    let mut chars = paragraph.char_indices().peekable();
+    while let Some((index, c)) = chars.next() {
+        let at_boundary = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
+        if c == '.' && at_boundary {
+            return &paragraph[..=index];
+        }
+    }
+    paragraph
+}
+
+/// Checks a tool name against `^[a-zA-Z0-9_-]{1,64}$`, the rule all providers accept.
+///
+/// The `#[tool]` macro applies the same rule at compile time.
+pub fn validate_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a tool name must not be empty".to_owned());
+    }
+    if name.len() > 64 {
+        return Err(format!(
+            "a tool name has at most 64 characters, this one has {}",
+            name.len()
+        ));
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        Some(bad) => Err(format!(
+            "{bad:?} is not allowed; use only ASCII letters, digits, `_` and `-`"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_provider_rule() {
+        assert!(validate_tool_name("read_file").is_ok());
+        assert!(validate_tool_name("fs-Read_2").is_ok());
+        assert!(validate_tool_name(&"a".repeat(64)).is_ok());
+        assert!(validate_tool_name(&"a".repeat(65)).is_err());
+        assert!(validate_tool_name("").is_err());
+        assert!(validate_tool_name("read file").is_err());
+        assert!(validate_tool_name("read.file").is_err());
+        assert!(validate_tool_name("lésen").is_err());
+    }
+
+    #[test]
+    fn summary_is_the_first_sentence() {
+        let spec = ToolSpec::new(
+            "t",
+            "Read a file. Lines are numbered, e.g. 1.5 is not a line.",
+            Value::Null,
+        );
+        assert_eq!(spec.summary(), "Read a file.");
+        let spec = ToolSpec::new("t", "Version 1.2 of the thing\n\nMore.", Value::Null);
+        assert_eq!(spec.summary(), "Version 1.2 of the thing");
+        assert_eq!(first_sentence("No period"), "No period");
+    }
+}

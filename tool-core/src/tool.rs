@@ -1,0 +1,27 @@
+//! The object-safe [`Tool`] trait every registered tool implements.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::{ToolContext, ToolError, ToolOutput, ToolSpec};
+
+/// A boxed, sendable future, as returned by [`Tool::call`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A tool a model can call: a spec plus a way to run it on JSON arguments.
+///
+/// Object-safe, so a registry holds `Arc<dyn Tool>`. Rarely implemented by hand:
+/// `#[tool]` implements [`TypedTool`](crate::TypedTool), which implements `Tool`, and
+/// [`DynamicTool`](crate::DynamicTool) covers tools defined at run time.
+///
+/// `call` receives arguments that the registry has already checked against
+/// `spec().input_schema`; timeouts, cancellation and panics are the registry's job too.
+pub trait Tool: Send + Sync + 'static {
+    /// Name, description, schemas and hints.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool.
+    fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
+}

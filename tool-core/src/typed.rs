@@ -1,0 +1,166 @@
+//! [`TypedTool`]: a tool with a typed argument struct — what `#[tool]` generates.
+//!
+//! The macro only implements this small trait; everything generic (schema generation and
+//! caching, deserialization, output conversion) happens here, in the blanket
+//! `impl<T: TypedTool> Tool for T`.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::tool::BoxFuture;
+use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec, schema};
+
+/// A tool whose arguments are a Rust type. Implemented by `#[tool]`; implement it by hand
+/// when a macro does not fit.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tool_core::{ToolContext, ToolError, ToolMeta, TypedTool};
+///
+/// /// Arguments of `add`.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct AddArgs {
+///     /// The first addend.
+///     a: i64,
+///     /// The second addend.
+///     b: i64,
+/// }
+///
+/// struct Add;
+///
+/// impl TypedTool for Add {
+///     type Args = AddArgs;
+///     type Output = String;
+///
+///     fn meta() -> ToolMeta {
+///         ToolMeta::new("add", "Add two integers.").read_only(true)
+///     }
+///
+///     async fn run(&self, args: AddArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+///         Ok((args.a + args.b).to_string())
+///     }
+/// }
+/// ```
+pub trait TypedTool: Send + Sync + 'static {
+    /// The argument type; its JSON Schema is the tool's input schema.
+    type Args: ToolArgs;
+    /// What the tool returns on success.
+    type Output: IntoToolOutput + Send + 'static;
+
+    /// Name, description and hints.
+    fn meta() -> ToolMeta;
+
+    /// Runs the tool on deserialized arguments.
+    fn run(
+        &self,
+        args: Self::Args,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+}
+
+/// A type that can be a tool's arguments: deserializable and with a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as tool arguments",
+    label = "needs `Deserialize` and `JsonSchema`",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; doc comments on its fields become the argument descriptions"
+)]
+pub trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {}
+
+impl<T: TypedTool> Tool for T {
+    fn spec(&self) -> &ToolSpec {
+        spec_of::<T>()
+    }
+
+    fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args = deserialize_args::<T::Args>(arguments)?;
+            let output = self.run(args, &ctx).await?;
+            Ok(output.into_tool_output())
+        })
+    }
+}
+
+/// Deserializes validated arguments; a failure here (custom `Deserialize` logic the schema
+/// cannot express) is still the arguments' fault.
+fn deserialize_args<A: DeserializeOwned>(arguments: Value) -> Result<A, ToolError> {
+    serde_json::from_value(arguments).map_err(ToolError::invalid_arguments)
+}
+
+/// The spec of a typed tool, built on first use and kept for the life of the process (one
+/// per tool type, so the memory is bounded by the program's tool types).
+fn spec_of<T: TypedTool>() -> &'static ToolSpec {
+    static SPECS: OnceLock<RwLock<HashMap<TypeId, &'static ToolSpec>>> = OnceLock::new();
+    let specs = SPECS.get_or_init(Default::default);
+    let key = TypeId::of::<T>();
+    if let Some(spec) = specs.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return spec;
+    }
+    // Built outside the lock: schema generation may itself need other specs, and a race
+    // only builds an identical spec twice.
+    let built = build_spec::<T>();
+    let mut specs = specs.write().unwrap_or_else(PoisonError::into_inner);
+    specs.entry(key).or_insert_with(|| Box::leak(Box::new(built)))
+}
+
+pub(crate) fn build_spec<T: TypedTool>() -> ToolSpec {
+    T::meta().into_spec(
+        schema::input_schema_for::<T::Args>(),
+        <T::Output as IntoToolOutput>::output_schema(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, JsonSchema)]
+    struct EchoArgs {
+        text: String,
+    }
+
+    struct Echo;
+
+    impl TypedTool for Echo {
+        type Args = EchoArgs;
+        type Output = String;
+
+        fn meta() -> ToolMeta {
+            ToolMeta::new("echo", "Echo text.")
+        }
+
+        async fn run(&self, args: EchoArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+            Ok(args.text)
+        }
+    }
+
+    #[tokio::test]
+    async fn typed_tools_are_tools() {
+        let tool: &dyn Tool = &Echo;
+        assert_eq!(tool.spec().name, "echo");
+        assert!(std::ptr::eq(tool.spec(), Echo.spec()), "spec is cached");
+        let output = tool
+            .call(serde_json::json!({"text": "hi"}), ToolContext::new("1"))
+            .await
+            .unwrap();
+        assert_eq!(output.text_content(), "hi");
+    }
+
+    #[tokio::test]
+    async fn undeserializable_arguments_blame_the_arguments() {
+        let error = Echo
+            .call(serde_json::json!({"text": 5}), ToolContext::new("1"))
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), crate::ToolErrorKind::InvalidArguments);
+    }
+}

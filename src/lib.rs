@@ -1,1 +1,95 @@
-//! x
+//! # agent-tools
+//!
+//! Typed, validated, sandboxed tools for LLM agents.
+//!
+//! Annotate an async function whose argument is a typed struct with [`#[tool]`](tool) and
+//! get a tool with a JSON Schema generated from the struct (doc comments become
+//! descriptions), argument validation that reports every problem in words a model can act
+//! on, and provider definitions. A [`ToolRegistry`] dispatches calls safely — timeouts,
+//! cancellation, panic isolation — and keeps an audit log.
+//!
+//! ```
+//! use agent_tools::{tool, Dialect, ToolCall, ToolRegistry};
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! /// Arguments of `add`.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct AddArgs {
+//!     /// The first addend.
+//!     a: i64,
+//!     /// The second addend.
+//!     b: i64,
+//! }
+//!
+//! /// Add two integers.
+//! #[tool(read_only)]
+//! async fn add(args: AddArgs) -> String {
+//!     (args.a + args.b).to_string()
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), agent_tools::RegistryError> {
+//! let registry = ToolRegistry::new();
+//! registry.register(AddTool)?;
+//! let definitions = registry.definitions(Dialect::OpenAiChat);
+//! assert_eq!(definitions[0]["function"]["name"], "add");
+//!
+//! let result = registry.call(ToolCall::new("call_1", "add", r#"{"a": 2, "b": 3}"#)).await;
+//! assert_eq!(result.text(), "5");
+//!
+//! let result = registry.call(ToolCall::new("call_2", "add", r#"{"a": "2"}"#)).await;
+//! assert!(result.is_error());
+//! assert_eq!(
+//!     result.text(),
+//!     "invalid arguments for `add`:\n\
+//!      - `/a`: expected integer, got string \"2\"\n\
+//!      - `/b`: required property is missing"
+//! );
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Writing tools
+//!
+//! `#[tool]` goes on a free `async fn` (a plain `fn` runs on Tokio's blocking pool) and
+//! generates a `<Name>Tool` struct implementing [`TypedTool`]. Its parameters are, in any
+//! order:
+//!
+//! - **the arguments**: one struct deriving `Deserialize` and `JsonSchema` (named `args`,
+//!   or of a type whose name ends in `Args`, or marked `#[args]`) — or plain parameters
+//!   (`path: String, limit: Option<u32>`), from which the macro generates the struct;
+//!   `///` on a plain parameter becomes its description;
+//! - optionally **one state** parameter `&State`: the tool struct then holds an
+//!   `Arc<State>` and is built with `ReadFileTool::new(state)`;
+//! - optionally **`&ToolContext`**: ids, cancellation, deadline, extensions, progress.
+//!
+//! It returns `T` or `Result<T, E>` where `T:` [`IntoToolOutput`] (`String`, `&str`, `()`,
+//! `serde_json::Value`, [`Json<T>`](Json), [`Image`], [`ToolOutput`]) and `E` implements
+//! `Display` or `Into<ToolError>`.
+//!
+//! Attributes: `name = "..."`, `title = "..."`, `description = "..."` (else the doc
+//! comment, which is required), `read_only`, `destructive`, `idempotent`, `open_world`,
+//! `strict`, `timeout = "30s"`, `enabled = <expr>` (in toolsets) and `crate = path`.
+//!
+//! [`#[toolset]`](toolset) on an `impl` block turns its `#[tool]` methods (taking `&self`)
+//! into tools sharing the value, implements [`Toolset`] and adds
+//! `register_all(self: Arc<Self>, &ToolRegistry)`.
+//!
+//! Every `#[tool]` also emits a `#[cfg(test)]` test that builds its spec and schema
+//! validator, so `cargo test` catches an unusable schema. (Define tools at module level;
+//! a test inside a function body cannot run.)
+
+#![warn(missing_docs)]
+
+// Lets `#[tool]` name this crate `::agent_tools` in its own tests, examples and benches.
+extern crate self as agent_tools;
+
+#[cfg(feature = "cli")]
+pub mod cli;
+
+pub use tool_core::*;
+pub use tool_macros::{tool, toolset};
+
+/// The built-in agent tools.
+pub use builtin_tools;

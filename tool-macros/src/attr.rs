@@ -1,0 +1,211 @@
+//! Parsing `#[tool(...)]` arguments.
+//!
+//! Every problem is collected (with `syn::Error::combine`) and spanned on its own token,
+//! so one compile shows all mistakes in the attribute.
+
+use std::time::Duration;
+
+use proc_macro2::Span;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Lit, Meta, Token};
+
+use crate::errors::Errors;
+use crate::name;
+
+/// The attribute names `#[tool]` accepts, for "did you mean" and the error listing.
+const KNOWN: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "strict",
+    "timeout",
+    "enabled",
+    "crate",
+];
+
+/// The parsed arguments of one `#[tool(...)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttrs {
+    pub(crate) name: Option<(String, Span)>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+    pub(crate) strict: Option<bool>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) enabled: Option<(Expr, Span)>,
+    pub(crate) crate_path: Option<syn::Path>,
+}
+
+impl ToolAttrs {
+    /// Parses the tokens inside `#[tool(...)]`.
+    pub(crate) fn parse(tokens: proc_macro2::TokenStream) -> syn::Result<Self> {
+        let metas = syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, tokens)?;
+        let mut attrs = ToolAttrs::default();
+        let mut errors = Errors::default();
+        let mut seen: Vec<String> = Vec::new();
+        for meta in metas {
+            let key = meta
+                .path()
+                .get_ident()
+                .map(ToString::to_string)
+                .or_else(|| meta.path().is_ident("crate").then(|| "crate".to_owned()))
+                .unwrap_or_else(|| quote::quote!(#meta).to_string());
+            if seen.contains(&key) && KNOWN.contains(&key.as_str()) {
+                errors.push(syn::Error::new(
+                    meta.path().span(),
+                    format!("duplicate attribute `{key}`; give it once"),
+                ));
+                continue;
+            }
+            seen.push(key.clone());
+            if let Err(error) = attrs.apply(&key, meta) {
+                errors.push(error);
+            }
+        }
+        errors.finish()?;
+        attrs.check_consistency()?;
+        Ok(attrs)
+    }
+
+    fn apply(&mut self, key: &str, meta: Meta) -> syn::Result<()> {
+        match key {
+            "name" => {
+                let (value, span) = string_value(&meta)?;
+                name::check_tool_name(&value, span)?;
+                self.name = Some((value, span));
+            }
+            "title" => self.title = Some(string_value(&meta)?.0),
+            "description" => {
+                let (value, span) = string_value(&meta)?;
+                if value.trim().is_empty() {
+                    return Err(syn::Error::new(span, "the description must not be empty"));
+                }
+                self.description = Some(value);
+            }
+            "read_only" => self.read_only = Some(flag_value(&meta)?),
+            "destructive" => self.destructive = Some(flag_value(&meta)?),
+            "idempotent" => self.idempotent = Some(flag_value(&meta)?),
+            "open_world" => self.open_world = Some(flag_value(&meta)?),
+            "strict" => self.strict = Some(flag_value(&meta)?),
+            "timeout" => self.timeout = Some(timeout_value(&meta)?),
+            "enabled" => {
+                let span = meta.span();
+                let Meta::NameValue(pair) = meta else {
+                    return Err(syn::Error::new(
+                        span,
+                        "`enabled` needs a condition: `enabled = self.config.web`",
+                    ));
+                };
+                self.enabled = Some((pair.value, span));
+            }
+            "crate" => self.crate_path = Some(crate_value(&meta)?),
+            unknown => return Err(unknown_attribute(unknown, meta.path().span())),
+        }
+        Ok(())
+    }
+
+    fn check_consistency(&self) -> syn::Result<()> {
+        if self.read_only == Some(true) && self.destructive == Some(true) {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "a tool cannot be both `read_only` and `destructive`",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn unknown_attribute(unknown: &str, span: Span) -> syn::Error {
+    let expected = KNOWN.join(", ");
+    let message = match name::closest(unknown, KNOWN) {
+        Some(suggestion) => {
+            format!(
+                "unknown attribute `{unknown}`; did you mean `{suggestion}`? (expected one of: {expected})"
+            )
+        }
+        None => format!("unknown attribute `{unknown}` (expected one of: {expected})"),
+    };
+    syn::Error::new(span, message)
+}
+
+fn string_value(meta: &Meta) -> syn::Result<(String, Span)> {
+    let key = path_name(meta);
+    match meta {
+        Meta::NameValue(pair) => match &pair.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text), ..
+            }) => Ok((text.value(), text.span())),
+            other => Err(syn::Error::new(
+                other.span(),
+                format!("`{key}` takes a string: `{key} = \"...\"`"),
+            )),
+        },
+        _ => Err(syn::Error::new(
+            meta.span(),
+            format!("`{key}` takes a string: `{key} = \"...\"`"),
+        )),
+    }
+}
+
+/// `read_only` or `read_only = true|false`.
+fn flag_value(meta: &Meta) -> syn::Result<bool> {
+    let key = path_name(meta);
+    match meta {
+        Meta::Path(_) => Ok(true),
+        Meta::NameValue(pair) => match &pair.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Bool(flag), ..
+            }) => Ok(flag.value),
+            other => Err(syn::Error::new(
+                other.span(),
+                format!("`{key}` is a flag: write `{key}` or `{key} = false`"),
+            )),
+        },
+        Meta::List(list) => Err(syn::Error::new(
+            list.span(),
+            format!("`{key}` is a flag: write `{key}` or `{key} = false`"),
+        )),
+    }
+}
+
+fn timeout_value(meta: &Meta) -> syn::Result<Duration> {
+    let (text, span) = string_value(meta)?;
+    let duration = humantime::parse_duration(&text).map_err(|error| {
+        syn::Error::new(
+            span,
+            format!("invalid timeout `{text}` ({error}); write e.g. \"30s\", \"500ms\" or \"2m\""),
+        )
+    })?;
+    if duration.is_zero() {
+        return Err(syn::Error::new(span, "the timeout must be longer than zero"));
+    }
+    Ok(duration)
+}
+
+/// `crate = path` or `crate = "path"`.
+fn crate_value(meta: &Meta) -> syn::Result<syn::Path> {
+    let invalid = || syn::Error::new(meta.span(), "`crate` takes a path: `crate = ::agent_tools`");
+    let Meta::NameValue(pair) = meta else {
+        return Err(invalid());
+    };
+    match &pair.value {
+        Expr::Path(path) => Ok(path.path.clone()),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text), ..
+        }) => text.parse(),
+        _ => Err(invalid()),
+    }
+}
+
+fn path_name(meta: &Meta) -> String {
+    let path = meta.path();
+    quote::quote!(#path).to_string()
+}

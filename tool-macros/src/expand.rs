@@ -1,0 +1,199 @@
+//! Code generation shared by `#[tool]` and `#[toolset]`: the `TypedTool` impl, the
+//! generated argument struct, and the schema test.
+//!
+//! Generated code stays thin: it names types and calls the function; deserialization,
+//! validation, schema generation and error formatting are library code in `tool-core`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::model::ToolDef;
+use crate::signature::Param;
+
+/// How the generated `run` reaches the tool function.
+pub(crate) enum Callee {
+    /// `fn_name(...)`, with the state in the tool struct's `state` field.
+    Free,
+    /// `self.0.method(...)`, the toolset in the tool struct's field `0`.
+    Method,
+}
+
+/// `impl TypedTool for <Struct>`.
+pub(crate) fn typed_tool_impl(def: &ToolDef, callee: &Callee) -> TokenStream {
+    let krate = &def.krate;
+    let struct_ident = &def.struct_ident;
+    let args_ty = match &def.sig.args_struct {
+        Some(ty) => quote!(#ty),
+        None => {
+            let ident = def.generated_args_ident();
+            quote!(#ident)
+        }
+    };
+    let output_ty = &def.sig.output;
+    // Spanned on the user's types so an unmet bound points at them.
+    let args_decl = quote_spanned!(args_ty.span()=> type Args = #args_ty;);
+    let output_decl = quote_spanned!(output_ty.span()=> type Output = #output_ty;);
+    let meta = meta_expr(def);
+    let body = run_body(def, callee);
+    quote! {
+        impl #krate::TypedTool for #struct_ident {
+            #args_decl
+            #output_decl
+
+            fn meta() -> #krate::ToolMeta {
+                #meta
+            }
+
+            async fn run(
+                &self,
+                __tool_args: <Self as #krate::TypedTool>::Args,
+                __tool_ctx: &#krate::ToolContext,
+            ) -> ::core::result::Result<<Self as #krate::TypedTool>::Output, #krate::ToolError> {
+                #body
+            }
+        }
+    }
+}
+
+/// `ToolMeta::new(name, description)` plus one builder call per stated attribute.
+fn meta_expr(def: &ToolDef) -> TokenStream {
+    let krate = &def.krate;
+    let name = &def.name;
+    let description = &def.description;
+    let attrs = &def.attrs;
+    let mut calls = Vec::new();
+    if let Some(title) = &attrs.title {
+        calls.push(quote!(.title(#title)));
+    }
+    let flags = [
+        ("read_only", attrs.read_only),
+        ("destructive", attrs.destructive),
+        ("idempotent", attrs.idempotent),
+        ("open_world", attrs.open_world),
+        ("strict", attrs.strict),
+    ];
+    for (method, value) in flags {
+        if let Some(value) = value {
+            let method = syn::Ident::new(method, proc_macro2::Span::call_site());
+            calls.push(quote!(.#method(#value)));
+        }
+    }
+    if let Some(timeout) = attrs.timeout {
+        let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        calls.push(quote!(.timeout(::core::time::Duration::from_millis(#millis))));
+    }
+    quote!(#krate::ToolMeta::new(#name, #description) #(#calls)*)
+}
+
+/// The body of `run`: call the function (on the blocking pool if it is not `async`) and
+/// convert its error. Only what the function uses is bound, so generated code never
+/// trips `unused` lints.
+fn run_body(def: &ToolDef, callee: &Callee) -> TokenStream {
+    let krate = &def.krate;
+    let fn_ident = &def.fn_ident;
+    let uses_context = def.sig.params.iter().any(|param| matches!(param, Param::Context));
+    let arguments = def.sig.params.iter().map(|param| match param {
+        Param::State => quote!(&*__tool_state),
+        Param::Context => quote!(__tool_ctx),
+        Param::ArgsStruct => quote!(__tool_args),
+        Param::Plain(field) => quote!(__tool_args.#field),
+    });
+    let call = match callee {
+        Callee::Free => quote!(#fn_ident(#(#arguments),*)),
+        Callee::Method => quote!(__tool_state.#fn_ident(#(#arguments),*)),
+    };
+    let state = match callee {
+        Callee::Free if def.sig.state.is_some() => Some(quote!(self.state)),
+        Callee::Free => None,
+        Callee::Method => Some(quote!(self.0)),
+    };
+    let convert = convert_result(def);
+    if def.sig.is_async {
+        let bind_state = state.map(|state| quote!(let __tool_state = &#state;));
+        return quote! {
+            #bind_state
+            let __tool_result = #call.await;
+            #convert
+        };
+    }
+    let bind_state = state.map(|state| quote!(let __tool_state = ::core::clone::Clone::clone(&#state);));
+    let (clone_context, borrow_context) = if uses_context {
+        (
+            Some(quote!(let __tool_ctx = ::core::clone::Clone::clone(__tool_ctx);)),
+            Some(quote!(let __tool_ctx = &__tool_ctx;)),
+        )
+    } else {
+        (None, None)
+    };
+    quote! {
+        #bind_state
+        #clone_context
+        #krate::__private::run_blocking(move || {
+            #borrow_context
+            let __tool_result = #call;
+            #convert
+        })
+        .await
+    }
+}
+
+/// `Ok(value)`, or the function's `Result` with its error converted to `ToolError`.
+fn convert_result(def: &ToolDef) -> TokenStream {
+    let krate = &def.krate;
+    if !def.sig.returns_result {
+        return quote!(::core::result::Result::Ok(__tool_result));
+    }
+    quote! {
+        match __tool_result {
+            ::core::result::Result::Ok(value) => ::core::result::Result::Ok(value),
+            ::core::result::Result::Err(error) => {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaDisplay as _, ViaInto as _, ViaNothing as _};
+                let kind = (&&&#krate::__private::ErrorProbe(&error)).tool_error_kind();
+                ::core::result::Result::Err(kind.convert(error))
+            }
+        }
+    }
+}
+
+/// The argument struct generated from plain parameters; nothing when the function takes
+/// its own struct.
+pub(crate) fn generated_args_struct(def: &ToolDef) -> TokenStream {
+    if def.sig.args_struct.is_some() {
+        return TokenStream::new();
+    }
+    let krate = &def.krate;
+    let ident = def.generated_args_ident();
+    let vis = &def.vis;
+    let serde_path = quote!(#krate::__private::serde).to_string();
+    let schemars_path = quote!(#krate::__private::schemars).to_string();
+    let doc = format!("Arguments of the `{}` tool.", def.name);
+    let fields = def.sig.plain.iter().map(|param| {
+        let (attrs, ident, ty) = (&param.attrs, &param.ident, &param.ty);
+        quote!(#(#attrs)* pub #ident: #ty,)
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_path, deny_unknown_fields)]
+        #[schemars(crate = #schemars_path)]
+        #vis struct #ident {
+            #(#fields)*
+        }
+    }
+}
+
+/// A `#[cfg(test)]` test that builds the tool's spec and validator.
+pub(crate) fn schema_test(def: &ToolDef) -> TokenStream {
+    let krate = &def.krate;
+    let struct_ident = &def.struct_ident;
+    let test_ident = def.test_ident();
+    quote! {
+        #[cfg(test)]
+        #[test]
+        fn #test_ident() {
+            #krate::__private::check_tool::<#struct_ident>();
+        }
+    }
+}

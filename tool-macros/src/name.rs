@@ -1,0 +1,94 @@
+//! Names: the tool-name rule, case conversion, and "did you mean".
+
+use proc_macro2::Span;
+
+/// Checks `^[a-zA-Z0-9_-]{1,64}$`, the rule every provider accepts. The same rule is
+/// enforced at registration (`tool_core::validate_tool_name`); checking it here too turns
+/// a run-time registration error into a compile error on the offending string.
+pub(crate) fn check_tool_name(name: &str, span: Span) -> syn::Result<()> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(syn::Error::new(
+            span,
+            format!("a tool name has 1 to 64 characters; `{name}` has {}", name.len()),
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "invalid tool name `{name}`: {bad:?} is not allowed; use only ASCII letters, digits, `_` and `-`"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `read_file` → `ReadFile` (a leading `r#` is dropped).
+pub(crate) fn pascal_case(snake: &str) -> String {
+    snake
+        .trim_start_matches("r#")
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
+pub(crate) fn closest<'a>(wanted: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|candidate| (edit_distance(wanted, candidate), *candidate))
+        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance, counting `_` differences as edits like any other character.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_snake_to_pascal() {
+        assert_eq!(pascal_case("read_file"), "ReadFile");
+        assert_eq!(pascal_case("r#type"), "Type");
+        assert_eq!(pascal_case("web__fetch_2"), "WebFetch2");
+    }
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(closest("readonly", &["read_only", "strict"]), Some("read_only"));
+        assert_eq!(closest("timout", &["timeout"]), Some("timeout"));
+        assert_eq!(closest("banana", &["timeout", "strict"]), None);
+    }
+
+    #[test]
+    fn checks_tool_names() {
+        assert!(check_tool_name("read_file", Span::call_site()).is_ok());
+        assert!(check_tool_name("read file", Span::call_site()).is_err());
+        assert!(check_tool_name(&"x".repeat(65), Span::call_site()).is_err());
+    }
+}

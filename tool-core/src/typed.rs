@@ -65,15 +65,38 @@ pub trait TypedTool: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }
 
-/// A type that can be a tool's arguments: deserializable and with a JSON Schema.
+/// A type that can be a tool's arguments: implemented for every type that derives
+/// `Deserialize` and `JsonSchema`.
+///
+/// The trait carries what the library needs from the argument type as methods (rather
+/// than as supertraits), so that a missing derive is reported with the message below.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as tool arguments",
     label = "needs `Deserialize` and `JsonSchema`",
     note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; doc comments on its fields become the argument descriptions"
 )]
-pub trait ToolArgs: DeserializeOwned + JsonSchema + Send + 'static {}
+pub trait ToolArgs: Send + Sized + 'static {
+    /// The canonical JSON Schema of the arguments (see [`schema`]).
+    fn input_schema() -> Value;
 
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {}
+    /// Deserializes validated arguments.
+    fn from_arguments(arguments: Value) -> Result<Self, ToolError>;
+}
+
+// `do_not_recommend` makes the compiler report a missing derive as "cannot be used as tool
+// arguments" with the note above, instead of the bare `JsonSchema` bound it comes from.
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
+    fn input_schema() -> Value {
+        schema::input_schema_for::<T>()
+    }
+
+    /// A failure here (custom `Deserialize` logic the schema cannot express) is still the
+    /// arguments' fault.
+    fn from_arguments(arguments: Value) -> Result<Self, ToolError> {
+        serde_json::from_value(arguments).map_err(ToolError::invalid_arguments)
+    }
+}
 
 impl<T: TypedTool> Tool for T {
     fn spec(&self) -> &ToolSpec {
@@ -82,17 +105,11 @@ impl<T: TypedTool> Tool for T {
 
     fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args = deserialize_args::<T::Args>(arguments)?;
+            let args = T::Args::from_arguments(arguments)?;
             let output = self.run(args, &ctx).await?;
             Ok(output.into_tool_output())
         })
     }
-}
-
-/// Deserializes validated arguments; a failure here (custom `Deserialize` logic the schema
-/// cannot express) is still the arguments' fault.
-fn deserialize_args<A: DeserializeOwned>(arguments: Value) -> Result<A, ToolError> {
-    serde_json::from_value(arguments).map_err(ToolError::invalid_arguments)
 }
 
 /// The spec of a typed tool, built on first use and kept for the life of the process (one
@@ -113,7 +130,7 @@ fn spec_of<T: TypedTool>() -> &'static ToolSpec {
 
 pub(crate) fn build_spec<T: TypedTool>() -> ToolSpec {
     T::meta().into_spec(
-        schema::input_schema_for::<T::Args>(),
+        T::Args::input_schema(),
         <T::Output as IntoToolOutput>::output_schema(),
     )
 }

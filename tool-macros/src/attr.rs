@@ -42,6 +42,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) timeout: Option<Duration>,
     pub(crate) enabled: Option<(Expr, Span)>,
     pub(crate) crate_path: Option<syn::Path>,
+    /// Where `destructive` was written, for the read-only conflict.
+    destructive_span: Option<Span>,
 }
 
 impl ToolAttrs {
@@ -91,7 +93,10 @@ impl ToolAttrs {
                 self.description = Some(value);
             }
             "read_only" => self.read_only = Some(flag_value(&meta)?),
-            "destructive" => self.destructive = Some(flag_value(&meta)?),
+            "destructive" => {
+                self.destructive = Some(flag_value(&meta)?);
+                self.destructive_span = Some(meta.span());
+            }
             "idempotent" => self.idempotent = Some(flag_value(&meta)?),
             "open_world" => self.open_world = Some(flag_value(&meta)?),
             "strict" => self.strict = Some(flag_value(&meta)?),
@@ -115,8 +120,8 @@ impl ToolAttrs {
     fn check_consistency(&self) -> syn::Result<()> {
         if self.read_only == Some(true) && self.destructive == Some(true) {
             return Err(syn::Error::new(
-                Span::call_site(),
-                "a tool cannot be both `read_only` and `destructive`",
+                self.destructive_span.unwrap_or_else(Span::call_site),
+                "a tool cannot be both `read_only` and `destructive`: a destructive tool modifies its environment",
             ));
         }
         Ok(())

@@ -110,7 +110,7 @@ fn run_body(def: &ToolDef, callee: &Callee) -> TokenStream {
     };
     let convert = convert_result(def);
     if def.sig.is_async {
-        let bind_state = state.map(|state| quote!(let __tool_state = &#state;));
+        let bind_state = state.map(|state| quote!(let __tool_state = &*#state;));
         return quote! {
             #bind_state
             let __tool_result = #call.await;
@@ -144,6 +144,8 @@ fn convert_result(def: &ToolDef) -> TokenStream {
     if !def.sig.returns_result {
         return quote!(::core::result::Result::Ok(__tool_result));
     }
+    // Spanned on the return type, where an unsupported error type is reported.
+    let convert = quote_spanned!(def.sig.return_span=> kind.convert(error));
     quote! {
         match __tool_result {
             ::core::result::Result::Ok(value) => ::core::result::Result::Ok(value),
@@ -151,7 +153,7 @@ fn convert_result(def: &ToolDef) -> TokenStream {
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaDisplay as _, ViaInto as _, ViaNothing as _};
                 let kind = (&&&#krate::__private::ErrorProbe(&error)).tool_error_kind();
-                ::core::result::Result::Err(kind.convert(error))
+                ::core::result::Result::Err(#convert)
             }
         }
     }

@@ -18,6 +18,8 @@ pub(crate) struct ToolDef {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) fn_ident: Ident,
+    /// Visibility of the generated structs: the function's for free functions, private for
+    /// toolset methods (see `toolset::method_tool`).
     pub(crate) vis: Visibility,
     /// `ReadFileTool` for `read_file`.
     pub(crate) struct_ident: Ident,
@@ -76,7 +78,10 @@ impl ToolDef {
             name,
             description,
             fn_ident: sig.ident.clone(),
-            vis: vis.clone(),
+            vis: match owner {
+                Owner::Free => vis.clone(),
+                Owner::Toolset => Visibility::Inherited,
+            },
             struct_ident: format_ident!(
                 "{}Tool",
                 pascal_case(&sig.ident.to_string()),

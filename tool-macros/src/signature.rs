@@ -54,6 +54,8 @@ pub(crate) struct ToolSignature {
     /// `T` of `-> T` or `-> Result<T, E>`.
     pub(crate) output: Type,
     pub(crate) returns_result: bool,
+    /// The return type's span: errors about converting its error type point there.
+    pub(crate) return_span: Span,
 }
 
 impl ToolSignature {
@@ -69,6 +71,10 @@ impl ToolSignature {
             plain: Vec::new(),
             output: syn::parse_quote!(()),
             returns_result: false,
+            return_span: match &sig.output {
+                ReturnType::Default => sig.ident.span(),
+                ReturnType::Type(_, ty) => ty.span(),
+            },
         };
         let mut has_receiver = false;
         for input in &sig.inputs {
@@ -102,8 +108,9 @@ impl ToolSignature {
         let ty = &*param.ty;
         if let Type::Reference(reference) = ty {
             if let Some(mutability) = reference.mutability {
-                return Err(syn::Error::new(
-                    mutability.span().join(reference.elem.span()).unwrap_or(ty.span()),
+                let _ = mutability;
+                return Err(syn::Error::new_spanned(
+                    ty,
                     "`&mut` parameters are not supported: calls of a tool may run at the same time; take `&T` and use interior mutability (a `Mutex` or atomics)",
                 ));
             }
@@ -119,14 +126,14 @@ impl ToolSignature {
                 return Ok(());
             }
             if owner == Owner::Toolset {
-                return Err(syn::Error::new(
-                    ty.span(),
+                return Err(syn::Error::new_spanned(
+                    ty,
                     "a tool in a `#[toolset]` reaches its state through `&self`; remove this parameter and put the value in the toolset",
                 ));
             }
             if self.state.is_some() {
-                return Err(syn::Error::new(
-                    ty.span(),
+                return Err(syn::Error::new_spanned(
+                    ty,
                     "a tool takes at most one state parameter (`&State`); group the values in one struct",
                 ));
             }
@@ -166,8 +173,8 @@ impl ToolSignature {
 
     fn add_plain(&mut self, param: &syn::PatType) -> syn::Result<()> {
         let Pat::Ident(pattern) = &*param.pat else {
-            return Err(syn::Error::new(
-                param.pat.span(),
+            return Err(syn::Error::new_spanned(
+                &param.pat,
                 "a plain tool parameter needs a name (it becomes the argument's name); destructure inside the function",
             ));
         };
@@ -203,8 +210,8 @@ fn mixed_error(span: Span) -> syn::Error {
 
 fn check_qualifiers(sig: &FnSignature, errors: &mut Errors) {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.push(syn::Error::new(
-            sig.generics.span(),
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
             "a tool function cannot be generic: its arguments and output need one concrete schema",
         ));
     }
@@ -231,16 +238,16 @@ fn check_qualifiers(sig: &FnSignature, errors: &mut Errors) {
 
 fn check_receiver(receiver: &syn::Receiver, owner: Owner) -> syn::Result<()> {
     if owner == Owner::Free {
-        return Err(syn::Error::new(
-            receiver.span(),
+        return Err(syn::Error::new_spanned(
+            receiver,
             "`#[tool]` on a method needs `#[toolset]` on its `impl` block",
         ));
     }
     let shared_ref =
         receiver.reference.is_some() && receiver.mutability.is_none() && receiver.colon_token.is_none();
     if !shared_ref {
-        return Err(syn::Error::new(
-            receiver.span(),
+        return Err(syn::Error::new_spanned(
+            receiver,
             "a tool in a `#[toolset]` takes `&self` (tools of a set run at the same time and share it)",
         ));
     }
@@ -259,8 +266,8 @@ fn check_borrowed_argument(referent: &Type) -> syn::Result<()> {
         None
     };
     match owned {
-        Some(owned) => Err(syn::Error::new(
-            referent.span(),
+        Some(owned) => Err(syn::Error::new_spanned(
+            referent,
             format!("tool arguments are owned values: use `{owned}` instead of a reference"),
         )),
         None => Ok(()),
@@ -292,8 +299,8 @@ fn output_type(output: &ReturnType) -> syn::Result<(Type, bool)> {
         ReturnType::Type(_, ty) => &**ty,
     };
     if let Type::ImplTrait(_) = ty {
-        return Err(syn::Error::new(
-            ty.span(),
+        return Err(syn::Error::new_spanned(
+            ty,
             "a tool cannot return `impl Trait`; return a concrete type such as `String` or `Json<T>`",
         ));
     }

@@ -63,6 +63,7 @@ fn tool_struct(def: &ToolDef) -> TokenStream {
 
             impl #ident {
                 /// Creates the tool.
+                #[allow(dead_code)]
                 #vis const fn new() -> Self {
                     Self
                 }
@@ -77,6 +78,7 @@ fn tool_struct(def: &ToolDef) -> TokenStream {
 
             impl #ident {
                 /// Creates the tool with the state it passes to the function.
+                #[allow(dead_code)]
                 #vis fn new(state: impl ::core::convert::Into<::std::sync::Arc<#state>>) -> Self {
                     Self { state: state.into() }
                 }

@@ -108,7 +108,7 @@ fn check_unique_names(defs: &[(ToolDef, Span)], errors: &mut Errors) {
             errors.push(syn::Error::new(
                 span,
                 format!(
-                    "duplicate tool name `{}` in this toolset (also used by `{}`); give one of them `#[tool(name = \"...\")]`",
+                    "duplicate tool name `{}` in this toolset: the method `{}` already uses it; give one of them another `#[tool(name = \"...\")]`",
                     def.name, first.fn_ident
                 ),
             ));
@@ -117,6 +117,10 @@ fn check_unique_names(defs: &[(ToolDef, Span)], errors: &mut Errors) {
 }
 
 /// The tool struct of one method: it holds the toolset.
+///
+/// It is private to the module whatever the method's visibility: its `Args` type may be
+/// private, which a public type's trait impl may not expose. Outside the module, tools are
+/// reached through `Toolset::tools` and `register_all`.
 fn method_tool(def: &ToolDef, self_ty: &Type) -> TokenStream {
     let vis = &def.vis;
     let ident = &def.struct_ident;
@@ -134,6 +138,7 @@ fn method_tool(def: &ToolDef, self_ty: &Type) -> TokenStream {
 
         impl #ident {
             /// Creates the tool on a shared toolset.
+            #[allow(dead_code)]
             #vis fn new(toolset: impl ::core::convert::Into<::std::sync::Arc<#self_ty>>) -> Self {
                 Self(toolset.into())
             }

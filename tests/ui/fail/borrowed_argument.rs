@@ -1,0 +1,9 @@
+use agent_tools::tool;
+
+/// Greets.
+#[tool]
+async fn greet(name: &str) -> String {
+    format!("hi {name}")
+}
+
+fn main() {}

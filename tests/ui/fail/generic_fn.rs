@@ -1,0 +1,9 @@
+use agent_tools::tool;
+
+/// Echoes a value.
+#[tool]
+async fn echo<T: ToString>(value: T) -> String {
+    value.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use agent_tools::tool;
+
+#[tool(name = "bad name", timout = "5s")]
+async fn undocumented<T>(_value: &mut T) {}
+
+fn main() {}

@@ -1,0 +1,127 @@
+//! Every supported form of `#[tool]` and `#[toolset]` compiles.
+
+use std::sync::Arc;
+
+use agent_tools::{Image, Json, ToolContext, ToolError, ToolOutput, ToolRegistry, tool, toolset};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, JsonSchema)]
+struct SearchArgs {
+    query: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Input {
+    pub text: String,
+}
+
+pub struct Db;
+
+#[derive(Serialize, JsonSchema)]
+pub struct Hit {
+    pub score: f32,
+}
+
+/// Struct arguments, no state.
+#[tool]
+async fn search(args: SearchArgs) -> String {
+    args.query
+}
+
+/// A struct named `args` of any type, with state and context in any order.
+#[tool(read_only, destructive = false, idempotent, open_world, strict, timeout = "1m 30s")]
+pub async fn lookup(ctx: &ToolContext, args: Input, db: &Db) -> Result<Json<Vec<Hit>>, ToolError> {
+    let _ = (ctx, db, args.text);
+    Ok(Json(vec![Hit { score: 1.0 }]))
+}
+
+/// A struct marked `#[args]`.
+#[tool(name = "marked", title = "Marked tool")]
+async fn with_marked(#[args] input: Input) -> &'static str {
+    let _ = input;
+    "ok"
+}
+
+/// Plain parameters with docs and serde attributes; a std error type.
+#[tool]
+fn plain(
+    /// A path.
+    path: String,
+    /// A limit.
+    #[serde(default)]
+    limit: u32,
+    _unused: Option<bool>,
+) -> std::io::Result<ToolOutput> {
+    Ok(ToolOutput::text(format!("{path}{limit}")))
+}
+
+/// No arguments at all, returning nothing.
+#[tool(description = "Overrides the doc comment.")]
+async fn nothing() {}
+
+/// An image result with a boxed error.
+#[tool]
+async fn picture() -> Result<Image, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(Image::png(vec![]))
+}
+
+/// A `serde_json::Value` result and a `String` error.
+#[tool]
+async fn raw(value: serde_json::Value) -> Result<serde_json::Value, String> {
+    Ok(value)
+}
+
+/// Unsized state behind a trait object.
+trait Store: Send + Sync {
+    fn get(&self) -> String;
+}
+
+/// Trait-object state.
+#[tool]
+async fn stored(store: &dyn Store) -> String {
+    store.get()
+}
+
+struct Set {
+    enabled: bool,
+}
+
+#[toolset]
+impl Set {
+    /// A toolset tool.
+    #[tool]
+    pub async fn first(&self, args: SearchArgs) -> String {
+        args.query
+    }
+
+    /// A conditional, synchronous toolset tool with context.
+    #[tool(enabled = self.enabled, timeout = "10s")]
+    fn second(&self, ctx: &ToolContext, count: u8) -> Result<String, std::fmt::Error> {
+        Ok(format!("{}{count}", ctx.call_id()))
+    }
+}
+
+struct Memory;
+
+impl Store for Memory {
+    fn get(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {
+    let registry = ToolRegistry::new();
+    registry.register(SearchTool).unwrap();
+    registry.register(LookupTool::new(Db)).unwrap();
+    registry.register(WithMarkedTool).unwrap();
+    registry.register(PlainTool::new()).unwrap();
+    registry.register(NothingTool).unwrap();
+    registry.register(PictureTool).unwrap();
+    registry.register(RawTool).unwrap();
+    let store: Arc<dyn Store> = Arc::new(Memory);
+    registry.register(StoredTool::new(store)).unwrap();
+    Arc::new(Set { enabled: true }).register_all(&registry).unwrap();
+    registry.register(FirstTool::new(Set { enabled: false })).unwrap_err();
+    let _: PlainArgs = PlainArgs { path: String::new(), limit: 0, unused: None };
+}

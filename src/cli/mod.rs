@@ -1,1 +1,189 @@
-//! x
+//! The `agent-tools` command line: list, describe and call the tools of a registry.
+//!
+//! The binary serves the built-in tools; [`run`] serves any registry, so an application
+//! can ship the same command line over its own tools:
+//!
+//! ```no_run
+//! use agent_tools::cli::{self, Io};
+//!
+//! # fn register_my_tools(_: &agent_tools::ToolRegistry) {}
+//! # #[tokio::main] async fn main() {
+//! let mut stdin = std::io::stdin();
+//! let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+//! let io = Io { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr };
+//! let status = cli::run(std::env::args_os(), |registry, _settings| {
+//!     register_my_tools(registry);
+//!     Ok(())
+//! }, io)
+//! .await;
+//! std::process::exit(status.into());
+//! # }
+//! ```
+//!
+//! Exit status: 0 on success, 1 when the tool call's result is an error, 2 for usage and
+//! configuration errors, which are reported as one line on stderr.
+
+mod args;
+mod commands;
+mod config;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+pub use args::{Cli, Command, DialectArg, GlobalArgs};
+pub use config::Config;
+
+use crate::{JsonlAudit, ToolRegistry, Workspace};
+
+/// Exit status: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: the tool call returned an error result.
+pub const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit status: bad usage or configuration.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Where the command line reads and writes; the process's streams in the binary, buffers
+/// in tests.
+pub struct Io<'a> {
+    /// Read by `call NAME -`.
+    pub stdin: &'a mut dyn Read,
+    /// Results.
+    pub stdout: &'a mut dyn Write,
+    /// Diagnostics and errors.
+    pub stderr: &'a mut dyn Write,
+}
+
+/// What a setup function gets to build its tools from.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Settings {
+    /// The opened `--workspace` directory.
+    pub workspace: Workspace,
+    /// The `--config` file's settings (defaults without one).
+    pub config: Config,
+}
+
+/// A failure of the command line itself (not of a tool).
+#[derive(Debug)]
+enum CliError {
+    Usage(String),
+}
+
+impl CliError {
+    /// Writing to stdout failed (e.g. a closed pipe).
+    fn output(error: std::io::Error) -> Self {
+        CliError::Usage(format!("cannot write output: {error}"))
+    }
+}
+
+/// The binary's entry point: the built-in tools over the process's streams.
+pub fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("agent-tools: cannot start the async runtime: {error}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let mut stdin = std::io::stdin();
+    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+    let io = Io {
+        stdin: &mut stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+    };
+    let status = runtime.block_on(run(std::env::args_os(), register_builtins, io));
+    ExitCode::from(status)
+}
+
+/// The built-in tools the binary serves; the tool families register here as they land.
+fn register_builtins(_registry: &ToolRegistry, _settings: &Settings) -> Result<(), String> {
+    Ok(())
+}
+
+/// Parses `args` (program name first), builds a registry, lets `setup` register tools on
+/// it, runs the subcommand and returns the exit status. Never panics on bad input.
+pub async fn run<I, T, F>(args: I, setup: F, mut io: Io<'_>) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => return print_clap_error(&error, &mut io),
+    };
+    match execute(cli, setup, &mut io).await {
+        Ok(status) => status,
+        Err(CliError::Usage(message)) => {
+            // A closed stderr leaves nothing to report to.
+            let _ = writeln!(io.stderr, "agent-tools: {message}");
+            EXIT_USAGE
+        }
+    }
+}
+
+/// `--help` and `--version` go to stdout with status 0; usage errors to stderr with 2.
+fn print_clap_error(error: &clap::Error, io: &mut Io<'_>) -> u8 {
+    let mut text = error.render().to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if error.use_stderr() {
+        let _ = write!(io.stderr, "{text}");
+        EXIT_USAGE
+    } else {
+        let _ = write!(io.stdout, "{text}");
+        EXIT_OK
+    }
+}
+
+async fn execute<F>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
+where
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+{
+    let settings = settings(&cli.global)?;
+    let registry = build_registry(&cli.global, &settings)?;
+    setup(&registry, &settings).map_err(CliError::Usage)?;
+    match &cli.command {
+        Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
+        Command::Schema { dialect, tool } => {
+            commands::schema(&registry, (*dialect).into(), tool.as_deref(), io).map(|()| EXIT_OK)
+        }
+        Command::Call { name, arguments, json } => {
+            let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
+            Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
+        }
+    }
+}
+
+fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
+    let config = match &global.config {
+        Some(path) => Config::load(path).map_err(CliError::Usage)?,
+        None => Config::default(),
+    };
+    let root = match &global.workspace {
+        Some(root) => root.clone(),
+        None => std::env::current_dir()
+            .map_err(|error| CliError::Usage(format!("cannot find the current directory: {error}")))?,
+    };
+    let workspace = Workspace::open(&root).map_err(|error| CliError::Usage(error.to_string()))?;
+    Ok(Settings { workspace, config })
+}
+
+fn build_registry(global: &GlobalArgs, settings: &Settings) -> Result<ToolRegistry, CliError> {
+    let mut builder = ToolRegistry::builder().extension(settings.workspace.clone());
+    if let Some(timeout) = settings.config.default_timeout {
+        builder = builder.default_timeout(timeout);
+    }
+    if let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) {
+        let audit = JsonlAudit::open(path).map_err(|error| {
+            CliError::Usage(format!("cannot open audit log {}: {error}", path.display()))
+        })?;
+        builder = builder.audit(audit);
+    }
+    Ok(builder.build())
+}

@@ -109,3 +109,48 @@ impl UnsupportedKind {
     note = "implement `std::fmt::Display` for `{Self}` (every error type does), or `From<{Self}> for ToolError`"
 )]
 pub trait UnsupportedToolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolContext, ToolMeta};
+
+    /// Arguments whose schema is a string, not an object: unusable for a tool.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NotAnObject(#[allow(dead_code)] String);
+
+    struct Broken;
+
+    impl TypedTool for Broken {
+        type Args = NotAnObject;
+        type Output = String;
+
+        fn meta() -> ToolMeta {
+            ToolMeta::new("broken", "Has an unusable schema.")
+        }
+
+        async fn run(&self, _args: NotAnObject, _ctx: &ToolContext) -> Result<String, ToolError> {
+            Ok(String::new())
+        }
+    }
+
+    #[test]
+    fn the_generated_check_fails_readably_on_an_unusable_schema() {
+        let panic = std::panic::catch_unwind(check_tool::<Broken>).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            message.starts_with("tool `broken` has an unusable input schema: the root must have `\"type\": \"object\"`"),
+            "{message}"
+        );
+        assert!(message.contains("wrap the value in a struct"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn blocking_bodies_run_and_their_panics_resume() {
+        let value = run_blocking(|| Ok::<_, ToolError>(41 + 1)).await.unwrap();
+        assert_eq!(value, 42);
+        let task = tokio::spawn(run_blocking(|| -> Result<(), ToolError> { panic!("in the pool") }));
+        let error = task.await.unwrap_err();
+        assert!(error.is_panic());
+    }
+}

@@ -1,0 +1,232 @@
+//! The command line: in-process over a registry of test tools, and as a real process for
+//! exit statuses and streams.
+
+use std::path::Path;
+use std::process::Command;
+
+use agent_tools::cli::{self, Io};
+use agent_tools::{Json, ToolError, ToolRegistry, Workspace, tool};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Repeat a text a number of times.
+///
+/// Handy for testing.
+#[tool(read_only, idempotent)]
+async fn repeat(
+    /// The text.
+    text: String,
+    /// How often.
+    times: Option<u8>,
+) -> String {
+    text.repeat(usize::from(times.unwrap_or(2)))
+}
+
+/// What `count_entries` found.
+#[derive(Serialize, JsonSchema)]
+struct Listing {
+    files: usize,
+}
+
+/// Count the entries in the workspace root.
+#[tool(read_only)]
+async fn count_entries(ctx: &agent_tools::ToolContext) -> Result<Json<Listing>, ToolError> {
+    let workspace = ctx
+        .extension::<Workspace>()
+        .ok_or_else(|| ToolError::new("no workspace"))?;
+    let files = std::fs::read_dir(workspace.root()).map_err(ToolError::from_error)?.count();
+    Ok(Json(Listing { files }))
+}
+
+/// Delete everything (but not really).
+#[tool(destructive)]
+async fn wipe() -> Result<String, ToolError> {
+    Err(ToolError::new("refusing to wipe; ask the user first"))
+}
+
+fn setup(registry: &ToolRegistry, _settings: &cli::Settings) -> Result<(), String> {
+    registry.register(RepeatTool).map_err(|e| e.to_string())?;
+    registry.register(CountEntriesTool).map_err(|e| e.to_string())?;
+    registry.register(WipeTool).map_err(|e| e.to_string())
+}
+
+struct Output {
+    status: u8,
+    stdout: String,
+    stderr: String,
+}
+
+async fn run(args: &[&str], stdin: &str) -> Output {
+    let mut stdin = stdin.as_bytes();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let io = Io {
+        stdin: &mut stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+    };
+    let args = std::iter::once("agent-tools").chain(args.iter().copied());
+    let status = cli::run(args, setup, io).await;
+    Output {
+        status,
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn list_prints_one_line_per_tool() {
+    let out = run(&["list"], "").await;
+    assert_eq!(out.status, 0);
+    assert_eq!(
+        out.stdout,
+        "repeat         [read-only, idempotent] Repeat a text a number of times.\n\
+         count_entries  [read-only] Count the entries in the workspace root.\n\
+         wipe           [destructive] Delete everything (but not really).\n"
+    );
+}
+
+#[tokio::test]
+async fn schema_prints_definitions_as_a_json_array() {
+    let out = run(&["schema", "--dialect", "openai-chat"], "").await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let definitions: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(definitions.len(), 3);
+    let out = run(&["schema", "--tool", "repeat"], "").await;
+    let definitions: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(definitions.len(), 1);
+    assert_eq!(definitions[0]["function"]["parameters"]["required"], json!(["text"]));
+}
+
+#[tokio::test]
+async fn schema_of_an_unknown_tool_is_a_usage_error() {
+    let out = run(&["schema", "--tool", "nope"], "").await;
+    assert_eq!(out.status, 2);
+    assert_eq!(
+        out.stderr,
+        "agent-tools: no tool named `nope` (available: repeat, count_entries, wipe)\n"
+    );
+    let out = run(&["schema", "--dialect", "klingon"], "").await;
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("invalid value 'klingon'"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn call_prints_text_and_sets_the_status() {
+    let out = run(&["call", "repeat", r#"{"text": "ab", "times": 3}"#], "").await;
+    assert_eq!((out.status, out.stdout.as_str()), (0, "ababab\n"));
+    let out = run(&["call", "repeat", "-"], r#"{"text": "x"}"#).await;
+    assert_eq!((out.status, out.stdout.as_str()), (0, "xx\n"));
+    let out = run(&["call", "wipe"], "").await;
+    assert_eq!((out.status, out.stdout.as_str()), (1, "refusing to wipe; ask the user first\n"));
+    let out = run(&["call", "repeat", r#"{"txt": "x"}"#], "").await;
+    assert_eq!(out.status, 1);
+    assert!(out.stdout.starts_with("invalid arguments for `repeat`:"), "{}", out.stdout);
+    let out = run(&["call", "reepat"], "").await;
+    assert_eq!(out.status, 1);
+    assert!(out.stdout.contains("Did you mean `repeat`?"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn call_json_prints_the_whole_result() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("a.txt"), "a").unwrap();
+    let root = workspace.path().to_str().unwrap();
+    let out = run(&["call", "count_entries", "--json", "--workspace", root], "").await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let result: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(result["structured"], json!({"files": 1}));
+    assert_eq!(result["content"], json!([{"type": "text", "text": "{\"files\":1}"}]));
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["outcome"], "ok");
+}
+
+#[tokio::test]
+async fn global_options_go_before_or_after_the_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let log = log.to_str().unwrap();
+    let before = run(&["--audit-log", log, "call", "repeat", r#"{"text": "a"}"#], "").await;
+    let after = run(&["call", "repeat", r#"{"text": "b"}"#, "--audit-log", log], "").await;
+    assert_eq!((before.status, after.status), (0, 0));
+    let lines: Vec<Value> = std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["arguments"], json!({"text": "b"}));
+    assert_eq!(lines[1]["call_id"], "cli-1");
+}
+
+#[tokio::test]
+async fn configuration_files_are_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    let log = dir.path().join("from-config.jsonl");
+    std::fs::write(
+        &good,
+        format!("default_timeout = \"30s\"\naudit_log = {:?}\n", log.to_str().unwrap()),
+    )
+    .unwrap();
+    let out = run(&["--config", good.to_str().unwrap(), "call", "wipe"], "").await;
+    assert_eq!(out.status, 1);
+    assert!(log.exists(), "the config's audit log is used");
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "default_timeout = \"30s\"\ntimeout = 5\n").unwrap();
+    let out = run(&["--config", bad.to_str().unwrap(), "list"], "").await;
+    assert_eq!(out.status, 2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("bad.toml:2:1: unknown field `timeout`"), "{}", out.stderr);
+
+    let bad_duration = dir.path().join("bad-duration.toml");
+    std::fs::write(&bad_duration, "default_timeout = \"soon\"\n").unwrap();
+    let out = run(&["--config", bad_duration.to_str().unwrap(), "list"], "").await;
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("invalid duration `soon`"), "{}", out.stderr);
+
+    let out = run(&["--config", "/no/such/file.toml", "list"], "").await;
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.starts_with("agent-tools: cannot read config file"), "{}", out.stderr);
+}
+
+/// The real binary, for streams and exit statuses as a shell sees them.
+fn binary(args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .args(args)
+        .current_dir(cwd)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_binary_reports_usage_errors_in_one_line_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = binary(&["--help"], dir.path());
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Examples:"));
+
+    let unknown_flag = binary(&["list", "--frobnicate"], dir.path());
+    assert_eq!(unknown_flag.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown_flag.stderr).contains("unexpected argument '--frobnicate'"));
+
+    let missing_workspace = binary(&["--workspace", "/definitely/missing", "list"], dir.path());
+    assert_eq!(missing_workspace.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing_workspace.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("agent-tools: cannot open workspace"), "{stderr}");
+
+    let unknown_tool = binary(&["call", "nope", "{}"], dir.path());
+    assert_eq!(unknown_tool.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown_tool.stdout).starts_with("unknown tool `nope`"));
+
+    let schema = binary(&["schema"], dir.path());
+    assert_eq!(schema.status.code(), Some(0));
+
+    for output in [&help, &unknown_flag, &missing_workspace, &unknown_tool, &schema] {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    }
+}

@@ -35,7 +35,9 @@ async fn count_entries(ctx: &agent_tools::ToolContext) -> Result<Json<Listing>, 
     let workspace = ctx
         .extension::<Workspace>()
         .ok_or_else(|| ToolError::new("no workspace"))?;
-    let files = std::fs::read_dir(workspace.root()).map_err(ToolError::from_error)?.count();
+    let files = std::fs::read_dir(workspace.root())
+        .map_err(ToolError::from_error)?
+        .count();
     Ok(Json(Listing { files }))
 }
 
@@ -95,7 +97,10 @@ async fn schema_prints_definitions_as_a_json_array() {
     let out = run(&["schema", "--tool", "repeat"], "").await;
     let definitions: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(definitions.len(), 1);
-    assert_eq!(definitions[0]["function"]["parameters"]["required"], json!(["text"]));
+    assert_eq!(
+        definitions[0]["function"]["parameters"]["required"],
+        json!(["text"])
+    );
 }
 
 #[tokio::test]
@@ -118,10 +123,17 @@ async fn call_prints_text_and_sets_the_status() {
     let out = run(&["call", "repeat", "-"], r#"{"text": "x"}"#).await;
     assert_eq!((out.status, out.stdout.as_str()), (0, "xx\n"));
     let out = run(&["call", "wipe"], "").await;
-    assert_eq!((out.status, out.stdout.as_str()), (1, "refusing to wipe; ask the user first\n"));
+    assert_eq!(
+        (out.status, out.stdout.as_str()),
+        (1, "refusing to wipe; ask the user first\n")
+    );
     let out = run(&["call", "repeat", r#"{"txt": "x"}"#], "").await;
     assert_eq!(out.status, 1);
-    assert!(out.stdout.starts_with("invalid arguments for `repeat`:"), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("invalid arguments for `repeat`:"),
+        "{}",
+        out.stdout
+    );
     let out = run(&["call", "reepat"], "").await;
     assert_eq!(out.status, 1);
     assert!(out.stdout.contains("Did you mean `repeat`?"), "{}", out.stdout);
@@ -136,7 +148,10 @@ async fn call_json_prints_the_whole_result() {
     assert_eq!(out.status, 0, "{}", out.stderr);
     let result: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(result["structured"], json!({"files": 1}));
-    assert_eq!(result["content"], json!([{"type": "text", "text": "{\"files\":1}"}]));
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": "{\"files\":1}"}])
+    );
     assert_eq!(result["is_error"], false);
     assert_eq!(result["outcome"], "ok");
 }
@@ -166,7 +181,10 @@ async fn configuration_files_are_read_and_checked() {
     let log = dir.path().join("from-config.jsonl");
     std::fs::write(
         &good,
-        format!("default_timeout = \"30s\"\naudit_log = {:?}\n", log.to_str().unwrap()),
+        format!(
+            "default_timeout = \"30s\"\naudit_log = {:?}\n",
+            log.to_str().unwrap()
+        ),
     )
     .unwrap();
     let out = run(&["--config", good.to_str().unwrap(), "call", "wipe"], "").await;
@@ -178,7 +196,11 @@ async fn configuration_files_are_read_and_checked() {
     let out = run(&["--config", bad.to_str().unwrap(), "list"], "").await;
     assert_eq!(out.status, 2);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(out.stderr.contains("bad.toml:2:1: unknown field `timeout`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("bad.toml:2:1: unknown field `timeout`"),
+        "{}",
+        out.stderr
+    );
 
     let bad_duration = dir.path().join("bad-duration.toml");
     std::fs::write(&bad_duration, "default_timeout = \"soon\"\n").unwrap();
@@ -188,7 +210,11 @@ async fn configuration_files_are_read_and_checked() {
 
     let out = run(&["--config", "/no/such/file.toml", "list"], "").await;
     assert_eq!(out.status, 2);
-    assert!(out.stderr.starts_with("agent-tools: cannot read config file"), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("agent-tools: cannot read config file"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// The real binary, for streams and exit statuses as a shell sees them.
@@ -216,7 +242,10 @@ fn the_binary_reports_usage_errors_in_one_line_without_panicking() {
     assert_eq!(missing_workspace.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&missing_workspace.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("agent-tools: cannot open workspace"), "{stderr}");
+    assert!(
+        stderr.starts_with("agent-tools: cannot open workspace"),
+        "{stderr}"
+    );
 
     let unknown_tool = binary(&["call", "nope", "{}"], dir.path());
     assert_eq!(unknown_tool.status.code(), Some(1));
@@ -227,6 +256,9 @@ fn the_binary_reports_usage_errors_in_one_line_without_panicking() {
 
     for output in [&help, &unknown_flag, &missing_workspace, &unknown_tool, &schema] {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("backtrace"),
+            "{stderr}"
+        );
     }
 }

@@ -196,7 +196,6 @@ async fn plain_parameters_state_and_context() {
     assert_eq!(
         spec.input_schema,
         json!({
-            "description": "Arguments of the `bump` tool.",
             "type": "object",
             "properties": {
                 "by": {"description": "How much to add.", "type": "integer", "format": "uint64", "minimum": 0},
@@ -310,7 +309,6 @@ async fn definitions_come_from_the_macros() {
                 "name": "divide",
                 "description": "Divide two numbers (runs synchronously on the blocking pool).",
                 "parameters": {
-                    "description": "Arguments of the `divide` tool.",
                     "type": "object",
                     "properties": {
                         "dividend": {"description": "The dividend.", "type": "number", "format": "double"},

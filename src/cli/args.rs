@@ -7,7 +7,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// List, describe and call agent tools.
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about, propagate_version = true)]
-#[command(after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'")]
+#[command(
+    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'"
+)]
 pub struct Cli {
     /// Options shared by all commands.
     #[command(flatten)]
@@ -38,7 +40,9 @@ pub enum Command {
     #[command(after_help = "Example:\n  agent-tools list")]
     List,
     /// Print tool definitions as a JSON array, in a provider's format.
-    #[command(after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect openai-chat --tool read_file")]
+    #[command(
+        after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect openai-chat --tool read_file"
+    )]
     Schema {
         /// The provider format.
         #[arg(long, value_enum, default_value_t = DialectArg::OpenaiChat)]
@@ -48,7 +52,9 @@ pub enum Command {
         tool: Option<String>,
     },
     /// Call one tool and print its text output (exit status 1 if the result is an error).
-    #[command(after_help = "Examples:\n  agent-tools call read_file '{\"path\": \"README.md\"}'\n  echo '{\"path\": \"README.md\"}' | agent-tools call read_file -\n  agent-tools call read_file '{\"path\": \"README.md\"}' --json")]
+    #[command(
+        after_help = "Examples:\n  agent-tools call read_file '{\"path\": \"README.md\"}'\n  echo '{\"path\": \"README.md\"}' | agent-tools call read_file -\n  agent-tools call read_file '{\"path\": \"README.md\"}' --json"
+    )]
     Call {
         /// The tool's name.
         name: String,

@@ -50,7 +50,9 @@ pub(super) fn schema(
     let definitions = match only {
         None => registry.definitions(dialect),
         Some(name) => {
-            let subset = registry.subset(&[name]).map_err(|_| unknown_tool(registry, name))?;
+            let subset = registry
+                .subset(&[name])
+                .map_err(|_| unknown_tool(registry, name))?;
             subset.definitions(dialect)
         }
     };

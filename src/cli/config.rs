@@ -53,10 +53,12 @@ mod humantime_serde_option {
 
     use serde::{Deserialize, Deserializer, de::Error as _};
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Duration>, D::Error> {
         let text = String::deserialize(deserializer)?;
-        humantime::parse_duration(&text)
-            .map(Some)
-            .map_err(|error| D::Error::custom(format!("invalid duration `{text}`: {error}; write e.g. \"30s\"")))
+        humantime::parse_duration(&text).map(Some).map_err(|error| {
+            D::Error::custom(format!("invalid duration `{text}`: {error}; write e.g. \"30s\""))
+        })
     }
 }

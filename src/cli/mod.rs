@@ -153,7 +153,11 @@ where
         Command::Schema { dialect, tool } => {
             commands::schema(&registry, (*dialect).into(), tool.as_deref(), io).map(|()| EXIT_OK)
         }
-        Command::Call { name, arguments, json } => {
+        Command::Call {
+            name,
+            arguments,
+            json,
+        } => {
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
@@ -180,9 +184,8 @@ fn build_registry(global: &GlobalArgs, settings: &Settings) -> Result<ToolRegist
         builder = builder.default_timeout(timeout);
     }
     if let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) {
-        let audit = JsonlAudit::open(path).map_err(|error| {
-            CliError::Usage(format!("cannot open audit log {}: {error}", path.display()))
-        })?;
+        let audit = JsonlAudit::open(path)
+            .map_err(|error| CliError::Usage(format!("cannot open audit log {}: {error}", path.display())))?;
         builder = builder.audit(audit);
     }
     Ok(builder.build())

@@ -3,7 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 pub struct ToolContext {
     session_id: Option<Arc<str>>,
     call_id: Arc<str>,
-    cancellation: CancellationToken,
+    cancellation: Arc<CallCancellation>,
     deadline: Option<Instant>,
     extensions: Extensions,
     call_extensions: Option<Extensions>,
@@ -43,7 +43,16 @@ impl ToolContext {
 
     /// Uses this cancellation token.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
+        self.cancellation = Arc::new(CallCancellation {
+            token: OnceLock::from(token),
+            parent: None,
+        });
+        self
+    }
+
+    /// Shares the registry's handle on this call's cancellation.
+    pub(crate) fn with_call_cancellation(mut self, cancellation: Arc<CallCancellation>) -> Self {
+        self.cancellation = cancellation;
         self
     }
 
@@ -83,7 +92,7 @@ impl ToolContext {
 
     /// The call's cancellation token; cancelled on timeout or when the caller cancels.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation.token()
     }
 
     /// Whether the call has been cancelled.
@@ -93,7 +102,7 @@ impl ToolContext {
 
     /// Completes when the call is cancelled; use in `tokio::select!`.
     pub async fn cancelled(&self) {
-        self.cancellation.cancelled().await;
+        self.cancellation().cancelled().await;
     }
 
     /// When the call times out, if it has a timeout.
@@ -135,6 +144,54 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.is_cancelled())
             .field("deadline", &self.deadline)
             .finish_non_exhaustive()
+    }
+}
+
+/// A call's cancellation, shared by the registry and the tool's context.
+///
+/// The token is created only when someone needs it — the tool asks for it, or the registry
+/// cancels the call — because most calls finish without either, and a token costs an
+/// allocation and a lock per clone and drop. A token created later is still correct: it
+/// derives from the caller's token, and cancelling goes through the same `OnceLock`.
+#[derive(Debug, Default)]
+pub(crate) struct CallCancellation {
+    token: OnceLock<CancellationToken>,
+    /// The caller's token, if the call came with one.
+    parent: Option<CancellationToken>,
+}
+
+impl CallCancellation {
+    /// Cancellation derived from the caller's token, if any.
+    pub(crate) fn new(parent: Option<CancellationToken>) -> Self {
+        Self {
+            token: OnceLock::new(),
+            parent,
+        }
+    }
+
+    /// The call's token, created on first use.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        self.token.get_or_init(|| match &self.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
+    }
+
+    /// The caller's token, which the registry watches while the tool runs.
+    pub(crate) fn parent(&self) -> Option<&CancellationToken> {
+        self.parent.as_ref()
+    }
+
+    /// Cancels the call (and anything the tool derived from its token).
+    pub(crate) fn cancel(&self) {
+        self.token().cancel();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        match self.token.get() {
+            Some(token) => token.is_cancelled(),
+            None => self.parent.as_ref().is_some_and(CancellationToken::is_cancelled),
+        }
     }
 }
 
@@ -250,6 +307,38 @@ mod tests {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].message.as_deref(), Some("half"));
+    }
+
+    #[test]
+    fn cancellation_follows_the_callers_token_however_late_it_is_created() {
+        let parent = CancellationToken::new();
+        let early = CallCancellation::new(Some(parent.clone()));
+        let early_token = early.token().clone();
+        let late = CallCancellation::new(Some(parent.clone()));
+        assert!(!late.is_cancelled());
+        parent.cancel();
+        assert!(early_token.is_cancelled());
+        assert!(
+            late.is_cancelled(),
+            "seen through the parent before the token exists"
+        );
+        assert!(
+            late.token().is_cancelled(),
+            "a token made after the cancel starts cancelled"
+        );
+    }
+
+    #[test]
+    fn cancelling_a_call_leaves_the_callers_token_alone() {
+        let parent = CancellationToken::new();
+        let call = CallCancellation::new(Some(parent.clone()));
+        call.cancel();
+        assert!(call.is_cancelled());
+        assert!(!parent.is_cancelled());
+        let ctx = ToolContext::new("c").with_cancellation(CancellationToken::new());
+        assert!(!ctx.is_cancelled());
+        ctx.cancellation().cancel();
+        assert!(ctx.is_cancelled());
     }
 
     #[test]

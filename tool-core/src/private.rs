@@ -139,7 +139,9 @@ mod tests {
         let panic = std::panic::catch_unwind(check_tool::<Broken>).unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
         assert!(
-            message.starts_with("tool `broken` has an unusable input schema: the root must have `\"type\": \"object\"`"),
+            message.starts_with(
+                "tool `broken` has an unusable input schema: the root must have `\"type\": \"object\"`"
+            ),
             "{message}"
         );
         assert!(message.contains("wrap the value in a struct"), "{message}");
@@ -149,7 +151,9 @@ mod tests {
     async fn blocking_bodies_run_and_their_panics_resume() {
         let value = run_blocking(|| Ok::<_, ToolError>(41 + 1)).await.unwrap();
         assert_eq!(value, 42);
-        let task = tokio::spawn(run_blocking(|| -> Result<(), ToolError> { panic!("in the pool") }));
+        let task = tokio::spawn(run_blocking(|| -> Result<(), ToolError> {
+            panic!("in the pool")
+        }));
         let error = task.await.unwrap_err();
         assert!(error.is_panic());
     }

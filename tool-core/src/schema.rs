@@ -4,7 +4,10 @@
 //! every provider starts from the same shape:
 //!
 //! - the root is an object schema with `properties` (a tool without arguments gets
-//!   `{"type":"object","properties":{}}`), without the `title` and `$schema` schemars adds;
+//!   `{"type":"object","properties":{}}`), without the `title` and `$schema` schemars adds
+//!   and without a `description`: the tool's description tells the model what the call
+//!   does, and the argument struct's doc comment is for Rust readers (field doc comments
+//!   do become the argument descriptions);
 //! - objects that list their `properties` reject unknown ones (`additionalProperties:
 //!   false`), so a misspelled argument is an error the model sees instead of a value serde
 //!   silently drops. A struct opts out with
@@ -62,6 +65,7 @@ fn normalize_root(schema: &mut Value) {
     };
     root.remove("title");
     root.remove("$schema");
+    root.remove("description");
     // An enum of struct variants is an object too; say so at the root, which providers
     // require.
     if !root.contains_key("type") && all_variants_are_objects(root) {
@@ -164,6 +168,10 @@ mod tests {
         assert_eq!(schema["type"], "object");
         assert!(schema.get("title").is_none());
         assert!(schema.get("$schema").is_none());
+        assert!(
+            schema.get("description").is_none(),
+            "the struct's doc comment stays in Rust"
+        );
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(schema["properties"]["path"]["description"], "Path of the file.");
         assert_eq!(schema["required"], json!(["path", "inner"]));

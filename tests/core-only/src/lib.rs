@@ -46,9 +46,13 @@ mod tests {
     #[tokio::test]
     async fn tools_work_with_the_core_crate_alone() {
         let registry = super::registry();
-        let result = registry.call(ToolCall::new("1", "count_words", r#"{"text": "a b c"}"#)).await;
+        let result = registry
+            .call(ToolCall::new("1", "count_words", r#"{"text": "a b c"}"#))
+            .await;
         assert_eq!(result.text(), "3");
-        let result = registry.call(ToolCall::new("2", "greet", r#"{"name": "Ada"}"#)).await;
+        let result = registry
+            .call(ToolCall::new("2", "greet", r#"{"name": "Ada"}"#))
+            .await;
         assert_eq!(result.text(), "hello Ada");
     }
 }

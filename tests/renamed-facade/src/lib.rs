@@ -42,9 +42,13 @@ mod tests {
         let registry = ToolRegistry::new();
         registry.register(ShoutTool).unwrap();
         registry.register(WhisperTool).unwrap();
-        let result = registry.call(ToolCall::new("1", "shout", r#"{"text": "hi"}"#)).await;
+        let result = registry
+            .call(ToolCall::new("1", "shout", r#"{"text": "hi"}"#))
+            .await;
         assert_eq!(result.text(), "HI");
-        let result = registry.call(ToolCall::new("2", "whisper", r#"{"text": "HI"}"#)).await;
+        let result = registry
+            .call(ToolCall::new("2", "whisper", r#"{"text": "HI"}"#))
+            .await;
         assert_eq!(result.text(), "hi");
     }
 }

@@ -119,7 +119,9 @@ mod millis {
     use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
 
     pub(super) fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_f64(duration.as_secs_f64() * 1000.0)
+        // Whole microseconds, so the text stays short (`0.032287`, not `0.032286999…`).
+        let micros = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
+        serializer.serialize_f64(micros as f64 / 1000.0)
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {

@@ -50,12 +50,17 @@ impl Redactor {
     /// A redacted, capped copy of parsed arguments.
     pub(crate) fn arguments(&self, arguments: &Value) -> Value {
         let redacted = redact_value(arguments);
-        let size = redacted.to_string().len();
-        if size <= self.max_bytes {
+        // Serializing just to measure is the costly part; skip it when even an
+        // overestimate fits.
+        if json_len_upper_bound(&redacted) <= self.max_bytes {
             return redacted;
         }
-        let preview = cut(&redacted.to_string(), self.max_bytes / 2);
-        serde_json::json!({ "truncated": true, "bytes": size, "preview": preview })
+        let text = redacted.to_string();
+        if text.len() <= self.max_bytes {
+            return redacted;
+        }
+        let preview = cut(&text, self.max_bytes / 2);
+        serde_json::json!({ "truncated": true, "bytes": text.len(), "preview": preview })
     }
 
     /// Arguments that could not be parsed: kept as capped text, unless they mention a
@@ -92,6 +97,28 @@ fn redact_value(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(redact_value).collect()),
         Value::String(text) if text.len() > MAX_STRING_BYTES => Value::String(cut(text, MAX_STRING_BYTES)),
         other => other.clone(),
+    }
+}
+
+/// At least the length of `value` serialized as compact JSON (strings count every byte as
+/// if escaped twice over, numbers as their longest form).
+fn json_len_upper_bound(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        Value::String(text) => text.len() * 6 + 2,
+        Value::Array(items) => {
+            2 + items
+                .iter()
+                .map(|item| json_len_upper_bound(item) + 1)
+                .sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(key, value)| key.len() * 6 + 4 + json_len_upper_bound(value))
+                .sum::<usize>()
+        }
     }
 }
 
@@ -233,6 +260,19 @@ mod tests {
                 .unwrap()
                 .ends_with("more bytes]")
         );
+    }
+
+    #[test]
+    fn the_length_bound_is_never_below_the_real_length() {
+        for value in [
+            json!(null),
+            json!(-1.2345678901234567e-300),
+            json!(u64::MAX),
+            json!("quote \" and \\ and \u{1} and é"),
+            json!({"a": [1, true, null, {"b\n": "c"}], "": ""}),
+        ] {
+            assert!(json_len_upper_bound(&value) >= value.to_string().len(), "{value}");
+        }
     }
 
     #[test]

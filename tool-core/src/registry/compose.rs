@@ -86,20 +86,16 @@ impl ToolRegistry {
 
 fn prefixed(entry: &Entry, prefix: &str) -> Result<Entry, RegistryError> {
     let name = format!("{prefix}{}", entry.name);
-    validate_tool_name(&name).map_err(|reason| RegistryError::InvalidName {
-        name: name.clone(),
-        reason,
-    })?;
+    if let Err(reason) = validate_tool_name(&name) {
+        return Err(RegistryError::InvalidName { name, reason });
+    }
     let mut spec = entry.tool.spec().clone();
-    spec.name = name.clone();
-    Ok(Entry {
-        name: name.into(),
-        tool: Arc::new(Renamed {
-            inner: entry.tool.clone(),
-            spec,
-        }),
-        validator: entry.validator.clone(),
-    })
+    spec.name = name;
+    let renamed = Arc::new(Renamed {
+        inner: entry.tool.clone(),
+        spec,
+    });
+    Ok(Entry::from_parts(renamed, entry.validator.clone()))
 }
 
 /// A tool under another name; everything else is the inner tool's.

@@ -3,18 +3,19 @@
 //! Every step that can fail because of what a model sent ends the call with an error
 //! result that says what was wrong; none of them returns `Err` or panics.
 
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use futures_util::StreamExt as _;
 use futures_util::future::join_all;
 use futures_util::stream;
-use tokio_util::sync::CancellationToken;
 
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
-use super::guard::{Stopped, run_guarded};
+use super::guard::{Limit, Stopped, run_guarded};
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult, suggest};
+use crate::context::CallCancellation;
 use crate::validation::InvalidArguments;
 use crate::{Outcome, ToolContext, ToolErrorKind, ToolOutput};
 
@@ -52,8 +53,11 @@ impl ToolRegistry {
         if options.session_id.is_none() {
             options.session_id = self.session_id.clone();
         }
-        let mut recorder = AuditRecorder::begin(self.config(), &id, &name, options.session_id.as_deref());
-        let finished = self.execute(&id, &name, arguments, options, &mut recorder).await;
+        let mut recorder =
+            AuditRecorder::begin(self.config(), started, &id, &name, options.session_id.as_deref());
+        let finished = self
+            .execute(started, &id, &name, arguments, options, &mut recorder)
+            .await;
         let result = ToolResult {
             call_id: id,
             name,
@@ -86,10 +90,11 @@ impl ToolRegistry {
 
     async fn execute(
         &self,
+        started: Instant,
         call_id: &str,
         name: &str,
         arguments: ToolArguments,
-        options: CallOptions,
+        mut options: CallOptions,
         recorder: &mut AuditRecorder<'_>,
     ) -> Finished {
         let Some(entry) = self.entry(name) else {
@@ -112,12 +117,18 @@ impl ToolRegistry {
                 ..Finished::failure(Outcome::InvalidArguments, message)
             };
         }
-        let timeout = options
+        let limit = options
             .timeout
-            .or(entry.tool.spec().timeout)
-            .or(self.config().default_timeout);
-        let ctx = self.context(call_id, options, timeout);
-        let (outcome, output) = settle(name, run_guarded(entry.tool.as_ref(), value, ctx, timeout).await);
+            .or(entry.timeout)
+            .or(self.config().default_timeout)
+            .map(|timeout| Limit {
+                deadline: started + timeout,
+                timeout,
+            });
+        let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
+        let ctx = self.context(call_id, options, limit, cancellation.clone());
+        let run = run_guarded(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
+        let (outcome, output) = settle(name, run);
         Finished {
             outcome,
             output,
@@ -125,20 +136,22 @@ impl ToolRegistry {
         }
     }
 
-    fn context(&self, call_id: &str, options: CallOptions, timeout: Option<Duration>) -> ToolContext {
-        let token = match &options.cancellation {
-            Some(parent) => parent.child_token(),
-            None => CancellationToken::new(),
-        };
+    fn context(
+        &self,
+        call_id: &str,
+        options: CallOptions,
+        limit: Option<Limit>,
+        cancellation: Arc<CallCancellation>,
+    ) -> ToolContext {
         let mut ctx = ToolContext::new(call_id)
-            .with_cancellation(token)
+            .with_call_cancellation(cancellation)
             .with_extensions(self.config().extensions.clone())
             .with_call_extensions(options.extensions);
         if let Some(session_id) = options.session_id {
             ctx = ctx.with_session_id(session_id);
         }
-        if let Some(limit) = timeout {
-            ctx = ctx.with_deadline(Instant::now() + limit);
+        if let Some(limit) = limit {
+            ctx = ctx.with_deadline(limit.deadline);
         }
         if let Some(progress) = options.progress {
             ctx = ctx.with_progress(progress);

@@ -3,14 +3,16 @@
 
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt as _;
 use serde_json::Value;
+use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::CallCancellation;
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
 /// How a guarded run ended, short of success.
@@ -26,57 +28,60 @@ pub(crate) enum Stopped {
     Panicked(String),
 }
 
-/// Runs `tool` under the call's timeout and cancellation token, catching panics.
+/// When a call must end: its deadline and the timeout it came from (for the message).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limit {
+    pub(crate) deadline: Instant,
+    pub(crate) timeout: Duration,
+}
+
+/// Runs `tool` until it finishes, its deadline passes or its token is cancelled, catching
+/// panics.
 pub(crate) async fn run_guarded(
     tool: &dyn Tool,
     arguments: Value,
     ctx: ToolContext,
-    timeout: Option<Duration>,
+    cancellation: &CallCancellation,
+    limit: Option<Limit>,
 ) -> Result<ToolOutput, Stopped> {
-    let token = ctx.cancellation().clone();
     // `call` itself may panic before returning its future (hand-written tools).
     let future = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
-    let caught = AssertUnwindSafe(future).catch_unwind();
-    let limited = async {
-        match timeout {
-            // A tool that finishes on its first poll never registers the timer.
-            Some(limit) => tokio::time::timeout(limit, caught)
-                .await
-                .map_err(|_| Stopped::TimedOut(limit)),
-            None => Ok(caught.await),
+    let mut future = pin!(AssertUnwindSafe(future).catch_unwind());
+    // Only the caller can cancel a call from outside; without its token there is nothing
+    // to watch.
+    let mut cancelled = pin!(cancellation.parent().map(CancellationToken::cancelled));
+    // The timer is created on the first `Pending`: most tools finish on their first poll,
+    // and then never pay for a timer registration.
+    let mut sleep: Option<Pin<Box<Sleep>>> = None;
+    let outcome = poll_fn(|cx| {
+        if let Poll::Ready(outcome) = future.as_mut().poll(cx) {
+            return Poll::Ready(Ok(outcome));
         }
-    };
-    let outcome = match unless_cancelled(limited, &token).await {
-        None => return Err(Stopped::Cancelled),
-        Some(outcome) => outcome,
-    };
+        if let Some(cancelled) = cancelled.as_mut().as_pin_mut()
+            && cancelled.poll(cx).is_ready()
+        {
+            return Poll::Ready(Err(Stopped::Cancelled));
+        }
+        if let Some(limit) = limit {
+            let deadline = tokio::time::Instant::from_std(limit.deadline);
+            let sleep = sleep.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+            if sleep.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Err(Stopped::TimedOut(limit.timeout)));
+            }
+        }
+        Poll::Pending
+    })
+    .await;
     match outcome {
-        Err(timed_out) => {
-            // Work the tool handed to other tasks with this token stops too.
-            token.cancel();
-            Err(timed_out)
+        Err(stopped) => {
+            // Work the tool handed to other tasks with its token stops too.
+            cancellation.cancel();
+            Err(stopped)
         }
         Ok(Err(payload)) => Err(Stopped::Panicked(panic_message(payload.as_ref()))),
         Ok(Ok(result)) => result.map_err(Stopped::Failed),
     }
-}
-
-/// Polls `future` until it finishes or `token` is cancelled. Completion wins a tie, so a
-/// finished result is never thrown away.
-async fn unless_cancelled<F: Future>(future: F, token: &CancellationToken) -> Option<F::Output> {
-    let mut future = pin!(future);
-    let mut cancelled = pin!(token.cancelled());
-    poll_fn(|cx| {
-        if let Poll::Ready(output) = future.as_mut().poll(cx) {
-            return Poll::Ready(Some(output));
-        }
-        if cancelled.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        Poll::Pending
-    })
-    .await
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -83,12 +83,25 @@ struct ToolTable {
     index: HashMap<Arc<str>, usize>,
 }
 
-/// A registered tool with its compiled validator.
+/// A registered tool with its compiled validator; one `Arc`, so a call's lookup costs a
+/// single reference count.
 #[derive(Clone)]
-pub(crate) struct Entry {
+pub(crate) struct Entry(Arc<EntryData>);
+
+pub(crate) struct EntryData {
     pub(crate) name: Arc<str>,
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) validator: Arc<ArgValidator>,
+    /// The tool's own timeout, read once from its spec.
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl std::ops::Deref for Entry {
+    type Target = EntryData;
+
+    fn deref(&self) -> &EntryData {
+        &self.0
+    }
 }
 
 impl Entry {
@@ -105,11 +118,18 @@ impl Entry {
                 tool: spec.name.clone(),
                 reason,
             })?;
-        Ok(Self {
+        Ok(Self::from_parts(tool, Arc::new(validator)))
+    }
+
+    /// An entry for a tool whose schema is already compiled; named after its spec.
+    pub(crate) fn from_parts(tool: Arc<dyn Tool>, validator: Arc<ArgValidator>) -> Self {
+        let spec = tool.spec();
+        Self(Arc::new(EntryData {
             name: spec.name.as_str().into(),
+            timeout: spec.timeout,
             tool,
-            validator: Arc::new(validator),
-        })
+            validator,
+        }))
     }
 }
 
@@ -305,8 +325,10 @@ impl ToolRegistry {
             .clone()
     }
 
+    /// The entry for `name`, without holding the table.
     pub(crate) fn entry(&self, name: &str) -> Option<Entry> {
-        self.table().get(name).cloned()
+        let table = self.shared.table.read().unwrap_or_else(PoisonError::into_inner);
+        table.get(name).cloned()
     }
 
     /// The tool registered under `name`.

@@ -24,11 +24,17 @@ struct Pending<'a> {
 }
 
 impl<'a> AuditRecorder<'a> {
-    pub(crate) fn begin(config: &'a Config, call_id: &str, tool: &str, session_id: Option<&str>) -> Self {
+    pub(crate) fn begin(
+        config: &'a Config,
+        started: Instant,
+        call_id: &str,
+        tool: &str,
+        session_id: Option<&str>,
+    ) -> Self {
         let pending = (!config.sinks.is_empty()).then(|| Pending {
             config,
             timestamp: SystemTime::now(),
-            started: Instant::now(),
+            started,
             session_id: session_id.map(str::to_owned),
             call_id: call_id.to_owned(),
             tool: tool.to_owned(),

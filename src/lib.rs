@@ -93,3 +93,8 @@ pub use tool_macros::{tool, toolset};
 
 /// The built-in agent tools.
 pub use builtin_tools;
+
+/// The examples in README.md, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -3,3 +3,5 @@
 //! `register_all`.
 //!
 //! Empty for now: the tools arrive family by family (see the project's issues).
+
+#![warn(missing_docs)]

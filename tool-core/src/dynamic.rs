@@ -4,12 +4,11 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec};
 
 type Handler = dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync;
 
@@ -30,8 +29,7 @@ type Handler = dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolOutpu
 ///         let text = args["text"].as_str().unwrap_or_default();
 ///         Ok::<_, ToolError>(text.to_uppercase())
 ///     },
-/// )
-/// .read_only(true);
+/// );
 /// ```
 #[derive(Clone)]
 pub struct DynamicTool {
@@ -40,7 +38,7 @@ pub struct DynamicTool {
 }
 
 impl DynamicTool {
-    /// A tool that runs `handler` on its (validated) arguments.
+    /// A tool named `name` that runs `handler` on its (validated) arguments.
     pub fn new<F, Fut, O>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -52,9 +50,35 @@ impl DynamicTool {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
         O: IntoToolOutput,
     {
+        let meta = ToolMeta::new(name.into(), description.into());
+        Self::from_meta(meta, input_schema, handler)
+    }
+
+    /// A tool described by `meta` (title, hints, timeout, …) that runs `handler`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use serde_json::{Value, json};
+    /// use tool_core::{DynamicTool, ToolContext, ToolError, ToolMeta};
+    ///
+    /// let meta = ToolMeta::new("wait", "Wait a moment.")
+    ///     .idempotent(true)
+    ///     .timeout(Duration::from_secs(5));
+    /// let schema = json!({"type": "object", "properties": {}});
+    /// let wait = DynamicTool::from_meta(meta, schema, |_: Value, _: ToolContext| async {
+    ///     Ok::<_, ToolError>("waited")
+    /// });
+    /// ```
+    pub fn from_meta<F, Fut, O>(meta: ToolMeta, input_schema: Value, handler: F) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+        O: IntoToolOutput,
+    {
         let handler = Arc::new(handler);
         Self {
-            spec: ToolSpec::new(name, description, input_schema),
+            spec: meta.into_spec(input_schema, None),
             handler: Arc::new(move |arguments, ctx| {
                 let handler = handler.clone();
                 // The closure runs inside the future, so a panic in it surfaces where the
@@ -66,48 +90,6 @@ impl DynamicTool {
                 })
             }),
         }
-    }
-
-    /// Sets the human-readable title.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.spec.annotations.title = Some(title.into());
-        self
-    }
-
-    /// States whether the tool only reads.
-    pub fn read_only(mut self, yes: bool) -> Self {
-        self.spec.annotations.read_only = Some(yes);
-        self
-    }
-
-    /// States whether the tool may destroy data.
-    pub fn destructive(mut self, yes: bool) -> Self {
-        self.spec.annotations.destructive = Some(yes);
-        self
-    }
-
-    /// States whether repeating a call has no further effect.
-    pub fn idempotent(mut self, yes: bool) -> Self {
-        self.spec.annotations.idempotent = Some(yes);
-        self
-    }
-
-    /// States whether the tool talks to the outside world.
-    pub fn open_world(mut self, yes: bool) -> Self {
-        self.spec.annotations.open_world = Some(yes);
-        self
-    }
-
-    /// Asks providers to enforce the schema strictly.
-    pub fn strict(mut self, yes: bool) -> Self {
-        self.spec.strict = yes;
-        self
-    }
-
-    /// Sets the tool's own timeout.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.spec.timeout = Some(timeout);
-        self
     }
 
     /// Declares the schema of the structured output.

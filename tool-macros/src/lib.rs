@@ -4,11 +4,13 @@
 //! implements `tool_core::TypedTool` for a small struct and calls the annotated function;
 //! schemas, validation, deserialization and error messages come from `tool-core`.
 //!
-//! Layout, in the order a macro call flows through it: [`attr`] parses `#[tool(...)]`,
-//! [`docs`] reads doc comments, [`signature`] classifies parameters and the return type,
-//! [`model`] combines them into a `ToolDef`, and [`expand`] (with [`tool_fn`] and
-//! [`toolset`]) writes the code. See the `agent-tools` crate for documentation and
+//! Layout, in the order a macro call flows through it: `attr` parses `#[tool(...)]`,
+//! `docs` reads doc comments, `signature` classifies parameters and the return type,
+//! `model` combines them into a `ToolDef`, and `expand` (with `tool_fn` and
+//! `toolset`) writes the code. See the `agent-tools` crate for documentation and
 //! examples.
+
+#![warn(missing_docs)]
 
 mod attr;
 mod crate_path;

@@ -2,9 +2,9 @@
 //! [`AuditSink`].
 //!
 //! Events are built only when a registry has sinks, so an unaudited registry pays nothing.
-//! Arguments are recorded with secret-looking values redacted and their size capped
-//! (see [`redact`]), because audit logs tend to be kept longer and read by more people
-//! than the conversation itself.
+//! Arguments are recorded with secret-looking values redacted (keys such as `api_key`,
+//! `token`, `password`, `secret`, `authorization`) and their size capped, because audit
+//! logs tend to be kept longer and read by more people than the conversation itself.
 
 mod jsonl;
 mod memory;

@@ -8,36 +8,34 @@ use super::{AuditEvent, AuditSink};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TracingAudit;
 
+/// One `tracing` event at `$level` with every field of the audit event.
+macro_rules! audit_event {
+    ($level:expr, $event:expr, $message:literal) => {{
+        let event: &AuditEvent = $event;
+        tracing::event!(
+            target: "agent_tools::audit",
+            $level,
+            tool = %event.tool,
+            call_id = %event.call_id,
+            session_id = event.session_id.as_deref().unwrap_or(""),
+            outcome = event.outcome.as_str(),
+            duration_ms = event.duration.as_secs_f64() * 1000.0,
+            output_bytes = event.output_bytes,
+            arguments = %event.arguments,
+            error = event.error.as_deref().unwrap_or(""),
+            $message
+        )
+    }};
+}
+
 impl AuditSink for TracingAudit {
     fn record(&self, event: &AuditEvent) {
-        let duration_ms = event.duration.as_secs_f64() * 1000.0;
-        let error = event.error.as_deref().unwrap_or("");
-        let session_id = event.session_id.as_deref().unwrap_or("");
+        // The level of a `tracing` event is part of its static metadata, hence one call
+        // per level.
         if event.outcome.is_error() {
-            tracing::warn!(
-                target: "agent_tools::audit",
-                tool = %event.tool,
-                call_id = %event.call_id,
-                session_id,
-                outcome = event.outcome.as_str(),
-                duration_ms,
-                output_bytes = event.output_bytes,
-                arguments = %event.arguments,
-                error,
-                "tool call failed"
-            );
+            audit_event!(tracing::Level::WARN, event, "tool call failed");
         } else {
-            tracing::info!(
-                target: "agent_tools::audit",
-                tool = %event.tool,
-                call_id = %event.call_id,
-                session_id,
-                outcome = event.outcome.as_str(),
-                duration_ms,
-                output_bytes = event.output_bytes,
-                arguments = %event.arguments,
-                "tool call"
-            );
+            audit_event!(tracing::Level::INFO, event, "tool call");
         }
     }
 }

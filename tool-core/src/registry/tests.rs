@@ -52,7 +52,11 @@ fn empty_schema() -> Value {
 
 /// A tool that never finishes, after telling `started`.
 fn hanging(name: &str, started: Arc<Notify>) -> DynamicTool {
-    DynamicTool::new(name, "Never finishes.", empty_schema(), move |_args, _ctx| {
+    hanging_with(ToolMeta::new(name.to_owned(), "Never finishes."), started)
+}
+
+fn hanging_with(meta: ToolMeta, started: Arc<Notify>) -> DynamicTool {
+    DynamicTool::from_meta(meta, empty_schema(), move |_args, _ctx| {
         let started = started.clone();
         async move {
             started.notify_one();
@@ -203,7 +207,10 @@ async fn timeouts_apply_per_call_then_per_tool_then_registry_default() {
         .build();
     registry.register(hanging("hang", started.clone())).unwrap();
     registry
-        .register(hanging("hang_tool_timeout", started.clone()).timeout(Duration::from_secs(3)))
+        .register(hanging_with(
+            ToolMeta::new("hang_tool_timeout", "Hangs.").timeout(Duration::from_secs(3)),
+            started.clone(),
+        ))
         .unwrap();
 
     let result = call(&registry, "hang", "{}").await;

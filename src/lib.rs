@@ -76,6 +76,11 @@
 //! into tools sharing the value, implements [`Toolset`] and adds
 //! `register_all(self: Arc<Self>, &ToolRegistry)`.
 //!
+//! A synchronous tool runs on Tokio's blocking pool; when its call times out or is
+//! cancelled, the caller gets its result at once, but the thread runs the function to its
+//! end (threads cannot be stopped), and its result is dropped. Long synchronous work
+//! should check [`ToolContext::is_cancelled`].
+//!
 //! Every `#[tool]` also emits a `#[cfg(test)]` test that builds its spec and schema
 //! validator, so `cargo test` catches an unusable schema. (Define tools at module level;
 //! a test inside a function body cannot run.)

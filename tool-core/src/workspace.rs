@@ -121,6 +121,9 @@ impl Workspace {
     /// An I/O error on a relative path; escapes that cap-std refused read as "outside".
     fn io_error(&self, relative: &Path, source: io::Error) -> WorkspaceError {
         let path = relative.display().to_string();
+        // cap-std reports a resolution that would leave the directory (`..`, an absolute
+        // symlink, a symlink pointing out) as `PermissionDenied` with this wording; it has
+        // no dedicated error kind.
         if source.kind() == io::ErrorKind::PermissionDenied
             && source.to_string().contains("outside of the filesystem")
         {

@@ -117,13 +117,16 @@ impl ToolRegistry {
                 ..Finished::failure(Outcome::InvalidArguments, message)
             };
         }
+        // A timeout too long to add to the clock is no limit at all.
         let limit = options
             .timeout
             .or(entry.timeout)
             .or(self.config().default_timeout)
-            .map(|timeout| Limit {
-                deadline: started + timeout,
-                timeout,
+            .and_then(|timeout| {
+                Some(Limit {
+                    deadline: started.checked_add(timeout)?,
+                    timeout,
+                })
             });
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
         let ctx = self.context(call_id, options, limit, cancellation.clone());

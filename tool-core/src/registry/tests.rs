@@ -227,6 +227,13 @@ async fn timeouts_apply_per_call_then_per_tool_then_registry_default() {
     assert!(result.text().contains("within 1s 500ms"), "{}", result.text());
 }
 
+#[tokio::test]
+async fn an_unrepresentably_long_timeout_means_no_timeout() {
+    let registry = registry_with_add();
+    let call = ToolCall::new("c", "add", r#"{"a": 1, "b": 2}"#).with_timeout(Duration::MAX);
+    assert_eq!(registry.call(call).await.text(), "3");
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_timeout_cancels_the_tools_token() {
     let seen_token = Arc::new(std::sync::Mutex::new(None));
@@ -531,6 +538,32 @@ async fn context_carries_session_extensions_and_deadline() {
     let seen: Value = serde_json::from_str(&result.text()).unwrap();
     assert_eq!(seen["session"], "chat-2");
     assert_eq!(seen["number"], 7);
+}
+
+#[tokio::test]
+async fn progress_reports_reach_the_caller() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(DynamicTool::new(
+            "steps",
+            "Works in steps.",
+            empty_schema(),
+            |_a, ctx: ToolContext| async move {
+                for step in 1..=3 {
+                    ctx.report_progress(f64::from(step), Some(3.0), Some("working"));
+                }
+                Ok::<_, ToolError>("done")
+            },
+        ))
+        .unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let reporter = crate::ProgressReporter::new(move |progress| sink.lock().unwrap().push(progress.progress));
+    let result = registry
+        .call(ToolCall::new("c", "steps", "{}").with_progress(reporter))
+        .await;
+    assert_eq!(result.text(), "done");
+    assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0]);
 }
 
 #[tokio::test]

@@ -57,7 +57,7 @@ pub(super) fn schema(
         }
     };
     let text = serde_json::to_string_pretty(&definitions)
-        .map_err(|error| CliError::Usage(format!("cannot print definitions: {error}")))?;
+        .map_err(|error| CliError(format!("cannot print definitions: {error}")))?;
     writeln!(io.stdout, "{text}").map_err(CliError::output)
 }
 
@@ -68,7 +68,7 @@ fn unknown_tool(registry: &ToolRegistry, name: &str) -> CliError {
     } else {
         format!("available: {}", names.join(", "))
     };
-    CliError::Usage(format!("no tool named `{name}` ({available})"))
+    CliError(format!("no tool named `{name}` ({available})"))
 }
 
 /// `call`: one call through the registry. Returns whether the result was an error.
@@ -84,7 +84,7 @@ pub(super) async fn call(
             let mut text = String::new();
             io.stdin
                 .read_to_string(&mut text)
-                .map_err(|error| CliError::Usage(format!("cannot read arguments from stdin: {error}")))?;
+                .map_err(|error| CliError(format!("cannot read arguments from stdin: {error}")))?;
             text
         }
         Some(text) => text.to_owned(),
@@ -103,7 +103,7 @@ pub(super) async fn call(
             "repairs": result.repairs,
         });
         let text = serde_json::to_string_pretty(&rendered)
-            .map_err(|error| CliError::Usage(format!("cannot print the result: {error}")))?;
+            .map_err(|error| CliError(format!("cannot print the result: {error}")))?;
         writeln!(io.stdout, "{text}").map_err(CliError::output)?;
     } else {
         let text = result.text();

@@ -66,16 +66,15 @@ pub struct Settings {
     pub config: Config,
 }
 
-/// A failure of the command line itself (not of a tool).
+/// A usage or configuration error of the command line itself (not of a tool): one line
+/// for stderr, exit status 2.
 #[derive(Debug)]
-enum CliError {
-    Usage(String),
-}
+struct CliError(String);
 
 impl CliError {
     /// Writing to stdout failed (e.g. a closed pipe).
     fn output(error: std::io::Error) -> Self {
-        CliError::Usage(format!("cannot write output: {error}"))
+        CliError(format!("cannot write output: {error}"))
     }
 }
 
@@ -118,7 +117,7 @@ where
     };
     match execute(cli, setup, &mut io).await {
         Ok(status) => status,
-        Err(CliError::Usage(message)) => {
+        Err(CliError(message)) => {
             // A closed stderr leaves nothing to report to.
             let _ = writeln!(io.stderr, "agent-tools: {message}");
             EXIT_USAGE
@@ -147,7 +146,7 @@ where
 {
     let settings = settings(&cli.global)?;
     let registry = build_registry(&cli.global, &settings)?;
-    setup(&registry, &settings).map_err(CliError::Usage)?;
+    setup(&registry, &settings).map_err(CliError)?;
     match &cli.command {
         Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
         Command::Schema { dialect, tool } => {
@@ -166,15 +165,15 @@ where
 
 fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     let config = match &global.config {
-        Some(path) => Config::load(path).map_err(CliError::Usage)?,
+        Some(path) => Config::load(path).map_err(CliError)?,
         None => Config::default(),
     };
     let root = match &global.workspace {
         Some(root) => root.clone(),
         None => std::env::current_dir()
-            .map_err(|error| CliError::Usage(format!("cannot find the current directory: {error}")))?,
+            .map_err(|error| CliError(format!("cannot find the current directory: {error}")))?,
     };
-    let workspace = Workspace::open(&root).map_err(|error| CliError::Usage(error.to_string()))?;
+    let workspace = Workspace::open(&root).map_err(|error| CliError(error.to_string()))?;
     Ok(Settings { workspace, config })
 }
 
@@ -185,7 +184,7 @@ fn build_registry(global: &GlobalArgs, settings: &Settings) -> Result<ToolRegist
     }
     if let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) {
         let audit = JsonlAudit::open(path)
-            .map_err(|error| CliError::Usage(format!("cannot open audit log {}: {error}", path.display())))?;
+            .map_err(|error| CliError(format!("cannot open audit log {}: {error}", path.display())))?;
         builder = builder.audit(audit);
     }
     Ok(builder.build())

@@ -28,14 +28,8 @@ pub fn check_tool<T: TypedTool>() {
     // Built directly rather than through an instance: a tool's state may be expensive or
     // unavailable in tests.
     let spec = crate::typed::build_spec::<T>();
-    if let Err(reason) = crate::validate_tool_name(&spec.name) {
-        panic!("tool `{}` has an invalid name: {reason}", spec.name);
-    }
-    if let Err(reason) = crate::validation::ArgValidator::new(&spec.input_schema) {
-        panic!(
-            "tool `{}` has an unusable input schema: {reason}\nschema: {:#}",
-            spec.name, spec.input_schema
-        );
+    if let Err(error) = crate::registry::checked_validator(&spec) {
+        panic!("{error}\nschema: {:#}", spec.input_schema);
     }
 }
 

@@ -36,10 +36,16 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
         .into_root_schema_for::<T>();
     let mut value = schema.to_value();
     if let Some(root) = value.as_object_mut() {
-        root.remove("title");
-        root.remove("$schema");
+        remove_generator_metadata(root);
     }
     value
+}
+
+/// schemars names the root after the Rust type and the draft it follows; neither means
+/// anything to a model.
+fn remove_generator_metadata(root: &mut Map<String, Value>) {
+    root.remove("title");
+    root.remove("$schema");
 }
 
 /// Checks that a schema can describe tool arguments: it must be an object schema.
@@ -63,8 +69,7 @@ fn normalize_root(schema: &mut Value) {
     let Some(root) = schema.as_object_mut() else {
         return;
     };
-    root.remove("title");
-    root.remove("$schema");
+    remove_generator_metadata(root);
     root.remove("description");
     // An enum of struct variants is an object too; say so at the root, which providers
     // require.

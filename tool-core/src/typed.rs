@@ -121,8 +121,8 @@ fn spec_of<T: TypedTool>() -> &'static ToolSpec {
     if let Some(spec) = specs.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
         return spec;
     }
-    // Built outside the lock: schema generation may itself need other specs, and a race
-    // only builds an identical spec twice.
+    // Built without holding the lock, which schema generation would keep for a long time;
+    // two threads racing here only build the same spec twice.
     let built = build_spec::<T>();
     let mut specs = specs.write().unwrap_or_else(PoisonError::into_inner);
     specs.entry(key).or_insert_with(|| Box::leak(Box::new(built)))

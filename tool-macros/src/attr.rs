@@ -54,12 +54,7 @@ impl ToolAttrs {
         let mut errors = Errors::default();
         let mut seen: Vec<String> = Vec::new();
         for meta in metas {
-            let key = meta
-                .path()
-                .get_ident()
-                .map(ToString::to_string)
-                .or_else(|| meta.path().is_ident("crate").then(|| "crate".to_owned()))
-                .unwrap_or_else(|| quote::quote!(#meta).to_string());
+            let key = path_name(&meta);
             if seen.contains(&key) && KNOWN.contains(&key.as_str()) {
                 errors.push(syn::Error::new(
                     meta.path().span(),

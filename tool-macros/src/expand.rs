@@ -9,18 +9,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::model::ToolDef;
-use crate::signature::Param;
-
-/// How the generated `run` reaches the tool function.
-pub(crate) enum Callee {
-    /// `fn_name(...)`, with the state in the tool struct's `state` field.
-    Free,
-    /// `self.0.method(...)`, the toolset in the tool struct's field `0`.
-    Method,
-}
+use crate::signature::{Owner, Param};
 
 /// `impl TypedTool for <Struct>`.
-pub(crate) fn typed_tool_impl(def: &ToolDef, callee: &Callee) -> TokenStream {
+pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
     let krate = &def.krate;
     let struct_ident = &def.struct_ident;
     let args_ty = match &def.sig.args_struct {
@@ -35,7 +27,7 @@ pub(crate) fn typed_tool_impl(def: &ToolDef, callee: &Callee) -> TokenStream {
     let args_decl = quote_spanned!(args_ty.span()=> type Args = #args_ty;);
     let output_decl = quote_spanned!(output_ty.span()=> type Output = #output_ty;);
     let meta = meta_expr(def);
-    let body = run_body(def, callee);
+    let body = run_body(def);
     quote! {
         impl #krate::TypedTool for #struct_ident {
             #args_decl
@@ -89,7 +81,7 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
 /// The body of `run`: call the function (on the blocking pool if it is not `async`) and
 /// convert its error. Only what the function uses is bound, so generated code never
 /// trips `unused` lints.
-fn run_body(def: &ToolDef, callee: &Callee) -> TokenStream {
+fn run_body(def: &ToolDef) -> TokenStream {
     let krate = &def.krate;
     let fn_ident = &def.fn_ident;
     let uses_context = def.sig.params.iter().any(|param| matches!(param, Param::Context));
@@ -99,14 +91,16 @@ fn run_body(def: &ToolDef, callee: &Callee) -> TokenStream {
         Param::ArgsStruct => quote!(__tool_args),
         Param::Plain(field) => quote!(__tool_args.#field),
     });
-    let call = match callee {
-        Callee::Free => quote!(#fn_ident(#(#arguments),*)),
-        Callee::Method => quote!(__tool_state.#fn_ident(#(#arguments),*)),
+    // A free function is called by name, its state in the tool struct's `state` field; a
+    // toolset method is called on the toolset, the tool struct's field `0`.
+    let call = match def.owner {
+        Owner::Free => quote!(#fn_ident(#(#arguments),*)),
+        Owner::Toolset => quote!(__tool_state.#fn_ident(#(#arguments),*)),
     };
-    let state = match callee {
-        Callee::Free if def.sig.state.is_some() => Some(quote!(self.state)),
-        Callee::Free => None,
-        Callee::Method => Some(quote!(self.0)),
+    let state = match def.owner {
+        Owner::Free if def.sig.state.is_some() => Some(quote!(self.state)),
+        Owner::Free => None,
+        Owner::Toolset => Some(quote!(self.0)),
     };
     let convert = convert_result(def);
     if def.sig.is_async {

@@ -24,6 +24,8 @@ pub(crate) struct ToolDef {
     /// `ReadFileTool` for `read_file`.
     pub(crate) struct_ident: Ident,
     pub(crate) sig: ToolSignature,
+    /// A free function or a toolset method.
+    pub(crate) owner: Owner,
     /// The runtime crate, e.g. `::agent_tools`.
     pub(crate) krate: TokenStream,
 }
@@ -40,10 +42,8 @@ impl ToolDef {
         let mut errors = Errors::default();
         let attrs = errors.check(ToolAttrs::parse(attr_tokens));
         let classified = errors.check(ToolSignature::classify(sig, owner));
-        let Some(attrs) = attrs else {
-            errors.finish()?;
-            unreachable!("a failed parse recorded its error");
-        };
+        // Unparsable attributes are reported; the checks below still run on the defaults.
+        let attrs = attrs.unwrap_or_default();
         let name = match &attrs.name {
             Some((name, _)) => name.clone(),
             None => {
@@ -88,6 +88,7 @@ impl ToolDef {
                 span = sig.ident.span()
             ),
             sig: sig_classified,
+            owner,
             krate,
             attrs,
         })

@@ -46,25 +46,10 @@ pub(crate) fn pascal_case(snake: &str) -> String {
 pub(crate) fn closest<'a>(wanted: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
-        .map(|candidate| (edit_distance(wanted, candidate), *candidate))
+        .map(|candidate| (strsim::levenshtein(wanted, candidate), *candidate))
         .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance, counting `_` differences as edits like any other character.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]

@@ -107,8 +107,7 @@ impl ToolSignature {
     fn add_param(&mut self, param: &syn::PatType, owner: Owner) -> syn::Result<()> {
         let ty = &*param.ty;
         if let Type::Reference(reference) = ty {
-            if let Some(mutability) = reference.mutability {
-                let _ = mutability;
+            if reference.mutability.is_some() {
                 return Err(syn::Error::new_spanned(
                     ty,
                     "`&mut` parameters are not supported: calls of a tool may run at the same time; take `&T` and use interior mutability (a `Mutex` or atomics)",
@@ -117,8 +116,8 @@ impl ToolSignature {
             check_borrowed_argument(&reference.elem)?;
             if last_segment_is(&reference.elem, "ToolContext") {
                 if self.params.iter().any(|p| matches!(p, Param::Context)) {
-                    return Err(syn::Error::new(
-                        ty.span(),
+                    return Err(syn::Error::new_spanned(
+                        ty,
                         "a tool takes `&ToolContext` at most once",
                     ));
                 }
@@ -142,8 +141,8 @@ impl ToolSignature {
             return Ok(());
         }
         if let Type::ImplTrait(_) = ty {
-            return Err(syn::Error::new(
-                ty.span(),
+            return Err(syn::Error::new_spanned(
+                ty,
                 "`impl Trait` parameters are not supported; use a concrete type",
             ));
         }
@@ -156,8 +155,8 @@ impl ToolSignature {
     fn add_args_struct(&mut self, param: &syn::PatType) -> syn::Result<()> {
         if let Some(first) = &self.args_struct {
             let first = quote::quote!(#first).to_string();
-            return Err(syn::Error::new(
-                param.ty.span(),
+            return Err(syn::Error::new_spanned(
+                &param.ty,
                 format!(
                     "a tool takes one argument struct, and `{first}` is already it; merge the two structs into one"
                 ),
@@ -187,10 +186,7 @@ impl ToolSignature {
             .filter(|a| is_forwarded_to_field(a))
             .cloned()
             .collect();
-        let ident = Ident::new(
-            pattern.ident.to_string().trim_start_matches('_'),
-            pattern.ident.span(),
-        );
+        let ident = field_name(&pattern.ident);
         self.plain.push(PlainParam {
             ident: ident.clone(),
             ty: (*param.ty).clone(),
@@ -199,6 +195,18 @@ impl ToolSignature {
         self.params.push(Param::Plain(ident));
         Ok(())
     }
+}
+
+/// The argument's name for a parameter: `_unused` is offered to the model as `unused`
+/// (the underscore only silences a lint). Raw identifiers and all-underscore names stay as
+/// they are.
+fn field_name(ident: &Ident) -> Ident {
+    let text = ident.to_string();
+    let trimmed = text.trim_start_matches('_');
+    if text.starts_with("r#") || trimmed.is_empty() || trimmed == text {
+        return ident.clone();
+    }
+    Ident::new(trimmed, ident.span())
 }
 
 fn mixed_error(span: Span) -> syn::Error {
@@ -313,4 +321,18 @@ fn output_type(output: &ReturnType) -> syn::Result<(Type, bool)> {
         return Ok((ok.clone(), true));
     }
     Ok((ty.clone(), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_drop_silencing_underscores_only() {
+        let name = |ident: Ident| field_name(&ident).to_string();
+        assert_eq!(name(syn::parse_quote!(_unused)), "unused");
+        assert_eq!(name(syn::parse_quote!(path)), "path");
+        assert_eq!(name(syn::parse_quote!(r#type)), "r#type");
+        assert_eq!(name(syn::parse_quote!(__)), "__");
+    }
 }

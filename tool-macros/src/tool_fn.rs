@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use crate::expand::{Callee, generated_args_struct, schema_test, typed_tool_impl};
+use crate::expand::{generated_args_struct, schema_test, typed_tool_impl};
 use crate::model::ToolDef;
 use crate::signature::Owner;
 
@@ -23,7 +23,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     };
     let tool_struct = tool_struct(&def);
     let args_struct = generated_args_struct(&def);
-    let typed_impl = typed_tool_impl(&def, &Callee::Free);
+    let typed_impl = typed_tool_impl(&def);
     let test = schema_test(&def);
     Ok(quote! {
         #function

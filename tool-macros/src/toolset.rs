@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, ItemImpl, Type};
 
 use crate::errors::Errors;
-use crate::expand::{Callee, generated_args_struct, schema_test, typed_tool_impl};
+use crate::expand::{generated_args_struct, schema_test, typed_tool_impl};
 use crate::model::ToolDef;
 use crate::signature::Owner;
 use crate::tool_fn::strip_param_attributes;
@@ -37,7 +37,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         );
         strip_param_attributes(&mut method.sig);
         if let Some(def) = errors.check(def) {
-            defs.push((def, method.sig.ident.span()));
+            defs.push(def);
         }
     }
     check_unique_names(&defs, &mut errors);
@@ -52,7 +52,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ));
     }
     let self_ty = &*block.self_ty;
-    let tools = defs.iter().map(|(def, _)| method_tool(def, self_ty));
+    let tools = defs.iter().map(|def| method_tool(def, self_ty));
     let toolset_impl = toolset_impl(&defs, self_ty);
     Ok(quote! {
         #block
@@ -100,11 +100,15 @@ fn take_tool_attribute(method: &mut ImplItemFn, errors: &mut Errors) -> Option<T
     }
 }
 
-fn check_unique_names(defs: &[(ToolDef, Span)], errors: &mut Errors) {
+fn check_unique_names(defs: &[ToolDef], errors: &mut Errors) {
     let mut seen: HashMap<&str, &ToolDef> = HashMap::new();
-    for (def, span) in defs {
+    for def in defs {
         if let Some(first) = seen.insert(&def.name, def) {
-            let span = def.attrs.name.as_ref().map_or(*span, |(_, span)| *span);
+            let span = def
+                .attrs
+                .name
+                .as_ref()
+                .map_or(def.fn_ident.span(), |(_, span)| *span);
             errors.push(syn::Error::new(
                 span,
                 format!(
@@ -129,7 +133,7 @@ fn method_tool(def: &ToolDef, self_ty: &Type) -> TokenStream {
         def.name, def.fn_ident
     );
     let args_struct = generated_args_struct(def);
-    let typed_impl = typed_tool_impl(def, &Callee::Method);
+    let typed_impl = typed_tool_impl(def);
     let test = schema_test(def);
     quote! {
         #[doc = #doc]
@@ -151,9 +155,9 @@ fn method_tool(def: &ToolDef, self_ty: &Type) -> TokenStream {
 }
 
 /// `impl Toolset` (honoring `enabled`) and the inherent `register_all`.
-fn toolset_impl(defs: &[(ToolDef, Span)], self_ty: &Type) -> TokenStream {
-    let krate = &defs[0].0.krate;
-    let pushes = defs.iter().map(|(def, _)| {
+fn toolset_impl(defs: &[ToolDef], self_ty: &Type) -> TokenStream {
+    let krate = &defs[0].krate;
+    let pushes = defs.iter().map(|def| {
         let ident = &def.struct_ident;
         let push = quote! {
             tools.push(::std::sync::Arc::new(#ident(::std::sync::Arc::clone(&self))));

@@ -52,7 +52,10 @@ fn plain(
     #[serde(default)]
     limit: u32,
     _unused: Option<bool>,
+    /// A raw identifier keeps its name.
+    r#type: Option<String>,
 ) -> std::io::Result<ToolOutput> {
+    let _ = r#type;
     Ok(ToolOutput::text(format!("{path}{limit}")))
 }
 
@@ -123,5 +126,10 @@ fn main() {
     registry.register(StoredTool::new(store)).unwrap();
     Arc::new(Set { enabled: true }).register_all(&registry).unwrap();
     registry.register(FirstTool::new(Set { enabled: false })).unwrap_err();
-    let _: PlainArgs = PlainArgs { path: String::new(), limit: 0, unused: None };
+    let _: PlainArgs = PlainArgs {
+        path: String::new(),
+        limit: 0,
+        unused: None,
+        r#type: None,
+    };
 }

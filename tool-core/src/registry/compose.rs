@@ -26,8 +26,18 @@ impl ToolRegistry {
         self.derive(entries)
     }
 
-    /// A registry with exactly the named tools; fails if one is not registered.
+    /// A registry with exactly the named tools; fails if one is not registered or named
+    /// twice.
     pub fn subset(&self, names: &[&str]) -> Result<ToolRegistry, RegistryError> {
+        let repeated = names
+            .iter()
+            .enumerate()
+            .find(|(position, name)| names[..*position].contains(name));
+        if let Some((_, name)) = repeated {
+            return Err(RegistryError::DuplicateName {
+                name: (*name).to_owned(),
+            });
+        }
         let table = self.table();
         let entries = names
             .iter()
@@ -40,7 +50,7 @@ impl ToolRegistry {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.derive(entries).check_unique()
+        Ok(self.derive(entries))
     }
 
     /// Adds all of `other`'s tools to this registry, all or none.
@@ -64,23 +74,6 @@ impl ToolRegistry {
         let mut derived = ToolRegistry::with_config(self.config().clone(), ToolTable::from_entries(entries));
         derived.session_id = self.session_id.clone();
         derived
-    }
-
-    /// `subset` may be given a name twice.
-    fn check_unique(self) -> Result<ToolRegistry, RegistryError> {
-        let table = self.table();
-        if table.index.len() != table.entries.len() {
-            let duplicate = table
-                .entries
-                .iter()
-                .enumerate()
-                .find(|(position, entry)| table.index.get(&entry.name) != Some(position))
-                .map(|(_, entry)| entry.name.to_string())
-                .unwrap_or_default();
-            return Err(RegistryError::DuplicateName { name: duplicate });
-        }
-        drop(table);
-        Ok(self)
     }
 }
 

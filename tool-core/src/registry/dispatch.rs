@@ -14,8 +14,9 @@ use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
 use super::guard::{Limit, Stopped, run_guarded};
 use super::recorder::AuditRecorder;
-use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult, suggest};
+use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::CallCancellation;
+use crate::suggest;
 use crate::validation::InvalidArguments;
 use crate::{Outcome, ToolContext, ToolErrorKind, ToolOutput};
 

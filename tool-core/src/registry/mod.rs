@@ -10,7 +10,6 @@ mod compose;
 mod dispatch;
 mod guard;
 mod recorder;
-mod suggest;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -23,7 +22,7 @@ pub use call::{ToolArguments, ToolCall, ToolResult};
 
 use crate::audit::redact::Redactor;
 use crate::validation::ArgValidator;
-use crate::{AuditSink, Dialect, Extensions, RegistryError, Tool, Toolset, validate_tool_name};
+use crate::{AuditSink, Dialect, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
 
 /// Timeout for calls when neither the call nor the tool sets one.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -108,16 +107,7 @@ impl Entry {
     /// Checks the name and compiles the schema: everything that can be wrong with a tool
     /// is found here, at registration, not at its first call.
     fn new(tool: Arc<dyn Tool>) -> Result<Self, RegistryError> {
-        let spec = tool.spec();
-        validate_tool_name(&spec.name).map_err(|reason| RegistryError::InvalidName {
-            name: spec.name.clone(),
-            reason,
-        })?;
-        let validator =
-            ArgValidator::new(&spec.input_schema).map_err(|reason| RegistryError::InvalidSchema {
-                tool: spec.name.clone(),
-                reason,
-            })?;
+        let validator = checked_validator(tool.spec())?;
         Ok(Self::from_parts(tool, Arc::new(validator)))
     }
 
@@ -131,6 +121,19 @@ impl Entry {
             validator,
         }))
     }
+}
+
+/// What registration checks about a spec: a valid name and a usable input schema, which
+/// it compiles. Also run by the test `#[tool]` generates for every tool.
+pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, RegistryError> {
+    validate_tool_name(&spec.name).map_err(|reason| RegistryError::InvalidName {
+        name: spec.name.clone(),
+        reason,
+    })?;
+    ArgValidator::new(&spec.input_schema).map_err(|reason| RegistryError::InvalidSchema {
+        tool: spec.name.clone(),
+        reason,
+    })
 }
 
 impl ToolTable {
@@ -333,12 +336,12 @@ impl ToolRegistry {
 
     /// The tool registered under `name`.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.table().get(name).map(|entry| entry.tool.clone())
+        self.entry(name).map(|entry| entry.tool.clone())
     }
 
     /// Whether a tool is registered under `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.table().get(name).is_some()
+        self.entry(name).is_some()
     }
 
     /// The names of all tools, in registration order.

@@ -9,6 +9,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use super::json_type_name;
+use crate::suggest::similar_names;
 
 /// At most this many characters of an offending value are quoted back.
 const PREVIEW_CHARS: usize = 60;
@@ -95,7 +96,7 @@ pub(super) fn describe(error: &ValidationError<'_>, schema: &Value) -> Vec<Strin
         }
         ValidationErrorKind::UniqueItems => format!("{at}items must be unique"),
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            return no_variant_matches(&at, path, context, schema);
+            return no_variant_matches(&at, path, instance, context, schema);
         }
         ValidationErrorKind::OneOfMultipleValid { .. } => {
             format!("{at}matches more than one of the allowed shapes; make it match exactly one")
@@ -129,14 +130,10 @@ fn unknown_property(path: &str, name: &str, allowed: &[String]) -> String {
     if allowed.is_empty() {
         return format!("{prefix}unknown property `{name}` (no properties are accepted here)");
     }
-    let closest = allowed
-        .iter()
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let closest = similar_names(name, allowed.iter().map(String::as_str));
     let expected = allowed.join(", ");
-    match closest {
-        Some((_, suggestion)) => format!(
+    match closest.first() {
+        Some(suggestion) => format!(
             "{prefix}unknown property `{name}` (did you mean `{suggestion}`? expected one of: {expected})"
         ),
         None => format!("{prefix}unknown property `{name}` (expected one of: {expected})"),
@@ -164,15 +161,21 @@ fn allowed_properties(schema: &Value, keyword_path: &str) -> Vec<String> {
 fn no_variant_matches(
     at: &str,
     path: &str,
+    instance: &Value,
     variants: &[Vec<ValidationError<'static>>],
     schema: &Value,
 ) -> Vec<String> {
+    // The types a variant expected of the value itself (not of something inside it).
+    let expected_here = |error: &ValidationError<'static>| match error.kind() {
+        ValidationErrorKind::Type { kind } if error.instance_path().as_str() == path => {
+            Some(expected_types(kind))
+        }
+        _ => None,
+    };
     // A variant whose type did not even match is a worse guess than one that failed
     // deeper inside; among the rest, fewer errors is closer.
     let score = |errors: &Vec<ValidationError<'static>>| {
-        let type_mismatch = errors.iter().any(|error| {
-            matches!(error.kind(), ValidationErrorKind::Type { .. }) && error.instance_path().as_str() == path
-        });
+        let type_mismatch = errors.iter().any(|error| expected_here(error).is_some());
         (type_mismatch, errors.len())
     };
     let closest = variants.iter().min_by_key(|errors| score(errors));
@@ -188,10 +191,7 @@ fn no_variant_matches(
             let expected: Vec<String> = variants
                 .iter()
                 .flat_map(|errors| errors.iter())
-                .filter_map(|error| match error.kind() {
-                    ValidationErrorKind::Type { kind } => Some(expected_types(kind)),
-                    _ => None,
-                })
+                .filter_map(expected_here)
                 .collect();
             if expected.is_empty() {
                 vec![format!("{at}does not match any of the allowed shapes")]
@@ -199,21 +199,11 @@ fn no_variant_matches(
                 vec![format!(
                     "{at}expected {}, got {}",
                     expected.join(" or "),
-                    describe_value(error_instance_hint(variants))
+                    describe_value(instance)
                 )]
             }
         }
     }
-}
-
-/// Any variant error's instance is the value that failed; used only for a description.
-fn error_instance_hint<'a>(variants: &'a [Vec<ValidationError<'static>>]) -> &'a Value {
-    variants
-        .iter()
-        .flat_map(|errors| errors.iter())
-        .map(|error| error.instance().as_ref())
-        .next()
-        .unwrap_or(&Value::Null)
 }
 
 fn expected_types(kind: &TypeKind) -> String {

@@ -151,6 +151,24 @@ fn unusable_schemas_are_rejected_when_compiled() {
     assert!(error.starts_with("not a valid JSON Schema"), "{error}");
 }
 
+/// Arguments that accept extra properties.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+#[allow(dead_code)]
+struct OpenArgs {
+    name: String,
+}
+
+#[test]
+fn structs_that_opt_out_accept_unknown_properties() {
+    let validator = ArgValidator::new(&input_schema_for::<OpenArgs>()).unwrap();
+    assert!(validator.validate(&json!({"name": "a", "extra": 1})).is_ok());
+    assert_eq!(
+        validator.validate(&json!({"extra": 1})).unwrap_err(),
+        vec!["`/name`: required property is missing"]
+    );
+}
+
 #[test]
 fn an_object_without_declared_properties_lists_none() {
     let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});

@@ -1,29 +1,39 @@
-//! "Did you mean" for unknown tool names.
+//! "Did you mean": the names close to one a model got wrong (tools, properties).
 
-/// Up to three registered names close to `wanted`, best first.
+use std::borrow::Cow;
+
+/// Up to three of `names` close to `wanted`, best first.
 ///
 /// Catches the usual model mistakes: wrong case, a namespace prefix such as
 /// `functions.read_file`, and small misspellings.
 pub(crate) fn similar_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let wanted_lower = wanted.to_lowercase();
+    let wanted_lower = lowercase(wanted);
     let unqualified = wanted_lower
         .rsplit(['.', ':', '/'])
         .next()
-        .unwrap_or(&wanted_lower)
-        .to_owned();
+        .unwrap_or(&wanted_lower);
     let mut scored: Vec<(f64, &str)> = names
         .filter_map(|name| {
-            let lower = name.to_lowercase();
-            let score = if lower == wanted_lower || lower == unqualified {
+            let lower = lowercase(name);
+            let score = if *lower == *wanted_lower || *lower == *unqualified {
                 2.0
             } else {
-                strsim::jaro_winkler(&unqualified, &lower)
+                strsim::jaro_winkler(unqualified, &lower)
             };
-            (score >= 0.85).then_some((score, name))
+            (score >= 0.8).then_some((score, name))
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().take(3).map(|(_, name)| name).collect()
+}
+
+/// Names are usually lower case already; only copy the ones that are not.
+fn lowercase(name: &str) -> Cow<'_, str> {
+    if name.chars().any(char::is_uppercase) {
+        Cow::Owned(name.to_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub mod registry;
 pub mod schema;
 mod spec;
 mod suggest;
+pub mod testing;
 mod tool;
 mod toolset;
 mod typed;
@@ -41,7 +42,7 @@ pub mod __private;
 
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
-pub use dialect::Dialect;
+pub use dialect::{Dialect, UnknownDialect};
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};

@@ -102,7 +102,7 @@ impl ToolRegistry {
             recorder.raw_arguments(&arguments);
             return Finished::failure(Outcome::UnknownTool, self.unknown_tool_message(name));
         };
-        let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
+        let ParsedArguments { mut value, repairs } = match arguments::parse(arguments) {
             Ok(parsed) => parsed,
             Err(rejected) => {
                 recorder.raw_arguments(&rejected.arguments);
@@ -111,6 +111,7 @@ impl ToolRegistry {
             }
         };
         recorder.arguments(&value);
+        entry.validator.drop_optional_nulls(&mut value);
         if let Err(problems) = entry.validator.validate(&value) {
             let message = InvalidArguments::new(name, problems).to_string();
             return Finished {

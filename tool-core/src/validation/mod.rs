@@ -6,6 +6,7 @@
 //! failing call collects and renders errors, and it reports *all* of them, so the model can
 //! fix everything in one retry.
 
+mod nulls;
 mod render;
 
 use std::fmt;
@@ -39,6 +40,13 @@ impl ArgValidator {
             validator,
             schema: schema.clone(),
         })
+    }
+
+    /// Removes `null`s the schema does not accept for optional properties: they mean "not
+    /// given", which is how OpenAI strict mode sends an optional argument the model leaves
+    /// out. Run before [`validate`](Self::validate).
+    pub fn drop_optional_nulls(&self, arguments: &mut Value) {
+        nulls::drop_optional_nulls(&self.schema, arguments);
     }
 
     /// Checks arguments; on failure returns one readable problem per line, all of them.

@@ -1,0 +1,65 @@
+//! Which tool names each provider accepts.
+//!
+//! The registry accepts `^[a-zA-Z0-9_-]{1,64}$` (every provider takes those, with one
+//! exception below); these checks say what a given provider allows, for names built at
+//! run time and for [`testing`](crate::testing).
+
+use super::Dialect;
+
+impl Dialect {
+    /// Checks a tool name against this provider's rule:
+    ///
+    /// - OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`;
+    /// - Gemini: at most 64 of `a-z A-Z 0-9 _ . : -`, starting with a letter or `_`;
+    /// - MCP: 1 to 128 of `A-Z a-z 0-9 _ - .`.
+    pub fn check_name(self, name: &str) -> Result<(), String> {
+        match self {
+            Dialect::OpenAiChat | Dialect::OpenAiResponses | Dialect::Anthropic => {
+                crate::validate_tool_name(name)
+            }
+            Dialect::Gemini => {
+                check_characters(name, 64, ".:")?;
+                match name.chars().next() {
+                    Some(first) if first.is_ascii_alphabetic() || first == '_' => Ok(()),
+                    _ => Err(format!("Gemini names start with a letter or `_`; `{name}` does not")),
+                }
+            }
+            Dialect::Mcp => check_characters(name, 128, "."),
+        }
+    }
+}
+
+/// At most `max` ASCII letters, digits, `_`, `-` and the `extra` characters.
+fn check_characters(name: &str, max: usize, extra: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a tool name must not be empty".to_owned());
+    }
+    if name.len() > max {
+        return Err(format!("a tool name has at most {max} characters, this one has {}", name.len()));
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || extra.contains(c);
+    match name.chars().find(|c| !allowed(*c)) {
+        Some(bad) => Err(format!("{bad:?} is not allowed in a tool name")),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_provider_has_its_rule() {
+        assert!(Dialect::OpenAiChat.check_name("read_file").is_ok());
+        assert!(Dialect::Anthropic.check_name("fs.read").is_err());
+        assert!(Dialect::Gemini.check_name("fs.read:v2").is_ok());
+        assert!(Dialect::Gemini.check_name("3d_print").is_err());
+        assert!(Dialect::Gemini.check_name("_private").is_ok());
+        assert!(Dialect::Gemini.check_name(&"a".repeat(65)).is_err());
+        assert!(Dialect::Mcp.check_name("fs.read").is_ok());
+        assert!(Dialect::Mcp.check_name(&"a".repeat(128)).is_ok());
+        assert!(Dialect::Mcp.check_name(&"a".repeat(129)).is_err());
+        assert!(Dialect::Mcp.check_name("a b").is_err());
+        assert!(Dialect::Mcp.check_name("").is_err());
+    }
+}

@@ -47,10 +47,20 @@ async fn wipe() -> Result<String, ToolError> {
     Err(ToolError::new("refusing to wipe; ask the user first"))
 }
 
+/// Label the workspace.
+#[tool(idempotent)]
+async fn label(
+    /// Labels by name: a map, which strict modes cannot express.
+    labels: std::collections::BTreeMap<String, String>,
+) -> String {
+    format!("{} labels", labels.len())
+}
+
 fn setup(registry: &ToolRegistry, _settings: &cli::Settings) -> Result<(), String> {
     registry.register(RepeatTool).map_err(|e| e.to_string())?;
     registry.register(CountEntriesTool).map_err(|e| e.to_string())?;
-    registry.register(WipeTool).map_err(|e| e.to_string())
+    registry.register(WipeTool).map_err(|e| e.to_string())?;
+    registry.register(LabelTool).map_err(|e| e.to_string())
 }
 
 struct Output {
@@ -84,7 +94,8 @@ async fn list_prints_one_line_per_tool() {
         out.stdout,
         "repeat         [read-only, idempotent] Repeat a text a number of times.\n\
          count_entries  [read-only] Count the entries in the workspace root.\n\
-         wipe           [destructive] Delete everything (but not really).\n"
+         wipe           [destructive] Delete everything (but not really).\n\
+         label          [idempotent] Label the workspace.\n"
     );
 }
 
@@ -93,14 +104,83 @@ async fn schema_prints_definitions_as_a_json_array() {
     let out = run(&["schema", "--dialect", "openai-chat"], "").await;
     assert_eq!(out.status, 0, "{}", out.stderr);
     let definitions: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(definitions.len(), 3);
-    let out = run(&["schema", "--tool", "repeat"], "").await;
+    assert_eq!(definitions.len(), 4);
+    // Strict by default for OpenAI: the optional `times` is required and nullable.
+    let repeat = &definitions[0]["function"];
+    assert_eq!(repeat["strict"], true);
+    assert_eq!(repeat["parameters"]["required"], json!(["text", "times"]));
+    assert_eq!(
+        repeat["parameters"]["properties"]["times"]["type"],
+        json!(["integer", "null"])
+    );
+    // The map has no strict form: the tool is sent non-strict, and stderr says why.
+    assert!(definitions[3]["function"].get("strict").is_none());
+    assert_eq!(
+        out.stderr,
+        "note: `label` (openai-chat): `/properties/labels`: is a map with free-form keys \
+         (`additionalProperties`); strict mode needs every key listed\n"
+    );
+
+    let out = run(&["schema", "--tool", "repeat", "--strict", "never"], "").await;
     let definitions: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(definitions.len(), 1);
     assert_eq!(
         definitions[0]["function"]["parameters"]["required"],
         json!(["text"])
     );
+    assert!(definitions[0]["function"].get("strict").is_none());
+}
+
+#[tokio::test]
+async fn schema_speaks_every_dialect() {
+    let printed = |out: Output| -> Vec<Value> {
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    let responses = printed(
+        run(
+            &["schema", "--dialect", "openai-responses", "--strict", "never"],
+            "",
+        )
+        .await,
+    );
+    assert_eq!(responses[0]["name"], "repeat");
+    assert_eq!(responses[0]["strict"], false);
+
+    let anthropic = printed(run(&["schema", "--dialect", "anthropic", "--strict", "always"], "").await);
+    assert_eq!(anthropic[0]["strict"], true);
+    assert_eq!(anthropic[0]["input_schema"]["required"], json!(["text"]));
+    assert!(anthropic[3].get("strict").is_none());
+
+    let gemini = printed(run(&["schema", "--dialect", "gemini"], "").await);
+    assert_eq!(gemini[0]["parameters"]["properties"]["times"]["nullable"], true);
+    assert!(
+        gemini[2].get("parameters").is_none(),
+        "no arguments, no parameters"
+    );
+    assert!(
+        gemini[3].get("parametersJsonSchema").is_some(),
+        "maps need JSON Schema"
+    );
+
+    let mcp = printed(run(&["schema", "--dialect", "mcp"], "").await);
+    assert_eq!(mcp[1]["outputSchema"]["properties"]["files"]["type"], "integer");
+    assert_eq!(mcp[1]["annotations"], json!({"readOnlyHint": true}));
+    assert_eq!(
+        mcp[2]["inputSchema"],
+        json!({"type": "object", "additionalProperties": false})
+    );
+    for dialect in ["openai-chat", "openai-responses", "anthropic", "gemini", "mcp"] {
+        for (definition, provider_dialect) in printed(run(&["schema", "--dialect", dialect], "").await)
+            .iter()
+            .zip(std::iter::repeat(
+                dialect.parse::<agent_tools::Dialect>().unwrap(),
+            ))
+        {
+            let violations = agent_tools::testing::provider_rule_violations(provider_dialect, definition);
+            assert!(violations.is_empty(), "{dialect}: {violations:?}");
+        }
+    }
 }
 
 #[tokio::test]
@@ -109,7 +189,7 @@ async fn schema_of_an_unknown_tool_is_a_usage_error() {
     assert_eq!(out.status, 2);
     assert_eq!(
         out.stderr,
-        "agent-tools: no tool named `nope` (available: repeat, count_entries, wipe)\n"
+        "agent-tools: no tool named `nope` (available: repeat, count_entries, wipe, label)\n"
     );
     let out = run(&["schema", "--dialect", "klingon"], "").await;
     assert_eq!(out.status, 2);

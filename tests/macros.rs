@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use agent_tools::{
-    Dialect, Json, Outcome, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, tool, toolset,
+    DefinitionOptions, Dialect, Json, Outcome, Strict, Tool, ToolCall, ToolContext, ToolError, ToolRegistry,
+    tool, toolset,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -311,13 +312,21 @@ async fn definitions_come_from_the_macros() {
                 "parameters": {
                     "type": "object",
                     "properties": {
-                        "dividend": {"description": "The dividend.", "type": "number", "format": "double"},
-                        "divisor": {"description": "The divisor; must not be zero.", "type": "number", "format": "double"}
+                        "dividend": {"description": "The dividend.", "type": "number"},
+                        "divisor": {"description": "The divisor; must not be zero.", "type": "number"}
                     },
                     "required": ["dividend", "divisor"],
                     "additionalProperties": false
-                }
+                },
+                "strict": true
             }
         })
     );
+    // Not strict: the canonical schema as generated.
+    let loose = registry.definitions_with(DefinitionOptions::new(Dialect::OpenAiChat).strict(Strict::Never));
+    assert_eq!(
+        loose[1]["function"]["parameters"]["properties"]["divisor"]["format"],
+        "double"
+    );
+    assert!(loose[1]["function"].get("strict").is_none());
 }

@@ -41,12 +41,15 @@ pub enum Command {
     List,
     /// Print tool definitions as a JSON array, in a provider's format.
     #[command(
-        after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect openai-chat --tool read_file"
+        after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect gemini --tool read_file\n  agent-tools schema --dialect anthropic --strict always\n\nTools whose schema has no strict form, or that a provider cannot take as they are, are\nnamed on stderr with the reason."
     )]
     Schema {
         /// The provider format.
         #[arg(long, value_enum, default_value_t = DialectArg::OpenaiChat)]
         dialect: DialectArg,
+        /// Whether definitions are strict (schema-constrained arguments).
+        #[arg(long, value_enum, default_value_t = StrictArg::Auto)]
+        strict: StrictArg,
         /// Only this tool.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
@@ -72,12 +75,45 @@ pub enum Command {
 pub enum DialectArg {
     /// OpenAI Chat Completions.
     OpenaiChat,
+    /// OpenAI Responses.
+    OpenaiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini.
+    Gemini,
+    /// Model Context Protocol.
+    Mcp,
 }
 
 impl From<DialectArg> for crate::Dialect {
     fn from(dialect: DialectArg) -> Self {
         match dialect {
             DialectArg::OpenaiChat => crate::Dialect::OpenAiChat,
+            DialectArg::OpenaiResponses => crate::Dialect::OpenAiResponses,
+            DialectArg::Anthropic => crate::Dialect::Anthropic,
+            DialectArg::Gemini => crate::Dialect::Gemini,
+            DialectArg::Mcp => crate::Dialect::Mcp,
+        }
+    }
+}
+
+/// `--strict` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StrictArg {
+    /// Strict where the provider defaults to it or the tool asks, and the schema allows.
+    Auto,
+    /// Strict wherever the schema allows.
+    Always,
+    /// Never strict.
+    Never,
+}
+
+impl From<StrictArg> for crate::Strict {
+    fn from(strict: StrictArg) -> Self {
+        match strict {
+            StrictArg::Auto => crate::Strict::Auto,
+            StrictArg::Always => crate::Strict::Always,
+            StrictArg::Never => crate::Strict::Never,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! What each subcommand does once the registry is ready.
 
-use crate::{Dialect, Tool, ToolCall, ToolRegistry};
+use crate::{Definition, DefinitionOptions, Tool, ToolCall, ToolRegistry};
 
 use super::{CliError, Io};
 
@@ -40,25 +40,54 @@ fn hints(tool: &dyn Tool) -> Vec<&'static str> {
         .collect()
 }
 
-/// `schema`: the definitions as a pretty JSON array.
+/// `schema`: the definitions as a pretty JSON array; what a dialect could not express
+/// goes to stderr.
 pub(super) fn schema(
     registry: &ToolRegistry,
-    dialect: Dialect,
+    options: DefinitionOptions,
     only: Option<&str>,
     io: &mut Io<'_>,
 ) -> Result<(), CliError> {
-    let definitions = match only {
-        None => registry.definitions(dialect),
+    let rendered = match only {
+        None => registry.rendered_definitions(options),
         Some(name) => {
             let subset = registry
                 .subset(&[name])
                 .map_err(|_| unknown_tool(registry, name))?;
-            subset.definitions(dialect)
+            subset.rendered_definitions(options)
         }
     };
-    let text = serde_json::to_string_pretty(&definitions)
+    for definition in &rendered {
+        report_issues(definition, options, io)?;
+    }
+    let values: Vec<&serde_json::Value> = rendered.iter().map(|definition| &definition.value).collect();
+    let text = serde_json::to_string_pretty(&values)
         .map_err(|error| CliError(format!("cannot print definitions: {error}")))?;
     writeln!(io.stdout, "{text}").map_err(CliError::output)
+}
+
+/// One stderr line per fallback (`note:`) and per problem (`warning:`).
+fn report_issues(
+    definition: &Definition,
+    options: DefinitionOptions,
+    io: &mut Io<'_>,
+) -> Result<(), CliError> {
+    let name = definition_name(&definition.value);
+    let dialect = options.dialect;
+    let notes = definition.fallbacks.iter().map(|issue| ("note", issue));
+    let warnings = definition.problems.iter().map(|issue| ("warning", issue));
+    for (level, issue) in notes.chain(warnings) {
+        writeln!(io.stderr, "{level}: `{name}` ({dialect}): {issue}").map_err(CliError::output)?;
+    }
+    Ok(())
+}
+
+/// The tool name in any dialect's shape.
+fn definition_name(definition: &serde_json::Value) -> &str {
+    let name = definition
+        .get("name")
+        .or_else(|| definition.pointer("/function/name"));
+    name.and_then(serde_json::Value::as_str).unwrap_or("?")
 }
 
 fn unknown_tool(registry: &ToolRegistry, name: &str) -> CliError {

@@ -33,10 +33,10 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-pub use args::{Cli, Command, DialectArg, GlobalArgs};
+pub use args::{Cli, Command, DialectArg, GlobalArgs, StrictArg};
 pub use config::Config;
 
-use crate::{JsonlAudit, ToolRegistry, Workspace};
+use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
@@ -149,8 +149,13 @@ where
     setup(&registry, &settings).map_err(CliError)?;
     match &cli.command {
         Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
-        Command::Schema { dialect, tool } => {
-            commands::schema(&registry, (*dialect).into(), tool.as_deref(), io).map(|()| EXIT_OK)
+        Command::Schema {
+            dialect,
+            strict,
+            tool,
+        } => {
+            let options = DefinitionOptions::new((*dialect).into()).strict((*strict).into());
+            commands::schema(&registry, options, tool.as_deref(), io).map(|()| EXIT_OK)
         }
         Command::Call {
             name,

@@ -42,7 +42,9 @@ pub mod __private;
 
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
-pub use dialect::{Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect};
+pub use dialect::{
+    Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,
+};
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};

@@ -22,14 +22,11 @@ where
     }
 }
 
-/// Builds a tool's spec and validator, panicking with the reason if either is unusable;
+/// Panics with every problem [`testing::check_tool`](crate::testing::check_tool) finds;
 /// the test `#[tool]` emits for every tool calls it.
 pub fn check_tool<T: TypedTool>() {
-    // Built directly rather than through an instance: a tool's state may be expensive or
-    // unavailable in tests.
-    let spec = crate::typed::build_spec::<T>();
-    if let Err(error) = crate::registry::checked_validator(&spec) {
-        panic!("{error}\nschema: {:#}", spec.input_schema);
+    if let Err(report) = crate::testing::check_tool::<T>() {
+        panic!("{report}");
     }
 }
 
@@ -134,7 +131,7 @@ mod tests {
         let message = panic.downcast_ref::<String>().unwrap();
         assert!(
             message.starts_with(
-                "tool `broken` has an unusable input schema: the root must have `\"type\": \"object\"`"
+                "tool `broken`:\n  all dialects: tool `broken` has an unusable input schema: the root must have `\"type\": \"object\"`"
             ),
             "{message}"
         );

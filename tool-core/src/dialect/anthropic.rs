@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use super::refs::recursive_refs;
 use super::keywords::KeywordRules;
+use super::refs::recursive_refs;
 use super::strict::rewrite;
 use super::tree::{for_each_child, join};
 use super::{Definition, SchemaIssue};
@@ -49,7 +49,16 @@ const RULES: KeywordRules = KeywordRules {
         "examples",
     ],
     formats: &[
-        "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid",
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
     ],
     max_min_items: Some(1),
 };
@@ -72,7 +81,10 @@ pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Opti
     let mut issues: Vec<SchemaIssue> = recursive_refs(schema)
         .into_iter()
         .map(|target| {
-            SchemaIssue::new("", format!("`{target}` is recursive; Anthropic strict mode has no recursive schemas"))
+            SchemaIssue::new(
+                "",
+                format!("`{target}` is recursive; Anthropic strict mode has no recursive schemas"),
+            )
         })
         .collect();
     let mut schema = schema.clone();
@@ -89,11 +101,17 @@ pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Opti
 /// Strict enums hold strings, numbers, booleans and null only.
 fn complex_enum_values(schema: &Value, path: &str, issues: &mut Vec<SchemaIssue>) {
     let values = schema.get("enum").and_then(Value::as_array).into_iter().flatten();
-    if values.into_iter().any(|value| value.is_array() || value.is_object()) {
-        let message = "has arrays or objects among its `enum` values; Anthropic strict mode allows only scalars";
+    if values
+        .into_iter()
+        .any(|value| value.is_array() || value.is_object())
+    {
+        let message =
+            "has arrays or objects among its `enum` values; Anthropic strict mode allows only scalars";
         issues.push(SchemaIssue::new(path, message));
     }
-    for_each_child(schema, |segment, child| complex_enum_values(child, &join(path, segment), issues));
+    for_each_child(schema, |segment, child| {
+        complex_enum_values(child, &join(path, segment), issues)
+    });
 }
 
 #[cfg(test)]
@@ -120,10 +138,16 @@ mod tests {
         });
         let schema = strict(schema).unwrap();
         assert_eq!(schema["required"], json!(["count"]));
-        assert_eq!(schema["properties"]["count"], json!({"type": "integer", "description": "At least 0; at most 255"}));
+        assert_eq!(
+            schema["properties"]["count"],
+            json!({"type": "integer", "description": "At least 0; at most 255"})
+        );
         assert_eq!(schema["properties"]["tags"]["description"], "At least 2 items");
         assert_eq!(schema["properties"]["one"]["minItems"], 1);
-        assert_eq!(schema["properties"]["kind"], json!({"anyOf": [{"const": "a"}, {"const": "b"}]}));
+        assert_eq!(
+            schema["properties"]["kind"],
+            json!({"anyOf": [{"const": "a"}, {"const": "b"}]})
+        );
     }
 
     #[test]

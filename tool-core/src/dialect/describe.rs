@@ -62,7 +62,10 @@ fn phrase(keyword: &str, value: &Value) -> Option<String> {
     Some(match keyword {
         "minLength" => format!("at least {}", count("character")),
         "maxLength" => format!("at most {}", count("character")),
-        "pattern" => format!("matching the regular expression `{}`", value.as_str().unwrap_or_default()),
+        "pattern" => format!(
+            "matching the regular expression `{}`",
+            value.as_str().unwrap_or_default()
+        ),
         "format" => match value.as_str() {
             Some(format) if is_number_format(format) => return None,
             Some(format) => format!("format: {format}"),
@@ -118,7 +121,10 @@ mod tests {
 
     #[test]
     fn without_a_description_the_constraints_become_one() {
-        let node = moved(json!({"type": "integer", "exclusiveMinimum": 0}), &["exclusiveMinimum"]);
+        let node = moved(
+            json!({"type": "integer", "exclusiveMinimum": 0}),
+            &["exclusiveMinimum"],
+        );
         assert_eq!(node, json!({"type": "integer", "description": "Greater than 0"}));
     }
 

@@ -99,11 +99,19 @@ fn merge_variants(variants: &[Map<String, Value>]) -> Merged {
 }
 
 fn properties(variant: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
-    variant.get("properties").and_then(Value::as_object).into_iter().flatten()
+    variant
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
 }
 
 fn required(variant: &Map<String, Value>) -> Vec<String> {
-    let names = variant.get("required").and_then(Value::as_array).into_iter().flatten();
+    let names = variant
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
     names.filter_map(Value::as_str).map(str::to_owned).collect()
 }
 
@@ -210,7 +218,10 @@ mod tests {
             {"properties": {"x": {"type": "integer"}}}
         ]});
         flatten_root_union(&mut schema).unwrap();
-        assert_eq!(schema["properties"]["x"], json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}));
+        assert_eq!(
+            schema["properties"]["x"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
         assert!(schema.get("additionalProperties").is_none());
     }
 

@@ -43,7 +43,13 @@ const OPENAPI: KeywordRules = KeywordRules {
         "minimum",
         "maximum",
     ],
-    described: &["exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "examples"],
+    described: &[
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "uniqueItems",
+        "examples",
+    ],
     formats: &["date-time", "enum"],
     max_min_items: None,
 };
@@ -87,7 +93,16 @@ const JSON_SCHEMA: KeywordRules = KeywordRules {
         "maxProperties",
     ],
     formats: &[
-        "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid",
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
     ],
     max_min_items: None,
 };
@@ -105,7 +120,10 @@ pub(super) fn definition(spec: &ToolSpec, mode: GeminiSchema, definition: &mut D
     }
     let (key, schema) = match mode {
         GeminiSchema::OpenApi => ("parameters", openapi(&schema, &mut definition.problems)),
-        GeminiSchema::JsonSchema => ("parametersJsonSchema", json_schema(&schema, &mut definition.problems)),
+        GeminiSchema::JsonSchema => (
+            "parametersJsonSchema",
+            json_schema(&schema, &mut definition.problems),
+        ),
         GeminiSchema::Auto => {
             let mut issues = Vec::new();
             let parameters = openapi(&schema, &mut issues);
@@ -113,7 +131,10 @@ pub(super) fn definition(spec: &ToolSpec, mode: GeminiSchema, definition: &mut D
                 ("parameters", parameters)
             } else {
                 definition.fallbacks.extend(issues);
-                ("parametersJsonSchema", json_schema(&schema, &mut definition.problems))
+                (
+                    "parametersJsonSchema",
+                    json_schema(&schema, &mut definition.problems),
+                )
             }
         }
     };
@@ -136,7 +157,10 @@ fn openapi(schema: &Value, issues: &mut Vec<SchemaIssue>) -> Value {
 
 fn openapi_node(schema: &mut Value, path: &str, issues: &mut Vec<SchemaIssue>) {
     let Value::Object(node) = schema else {
-        issues.push(SchemaIssue::new(path, "accepts any JSON value; Gemini needs a type"));
+        issues.push(SchemaIssue::new(
+            path,
+            "accepts any JSON value; Gemini needs a type",
+        ));
         return;
     };
     if node.contains_key("$ref") {
@@ -148,12 +172,19 @@ fn openapi_node(schema: &mut Value, path: &str, issues: &mut Vec<SchemaIssue>) {
         node.insert("anyOf".into(), branches);
     }
     const_to_enum(node);
-    let free_form = node.remove("additionalProperties").is_some_and(|value| value != Value::Bool(false));
+    let free_form = node
+        .remove("additionalProperties")
+        .is_some_and(|value| value != Value::Bool(false));
     let impossible = OPENAPI.sort(node);
     if !impossible.is_empty() {
-        issues.push(SchemaIssue::new(path, OPENAPI.unsupported("parameters", &impossible)));
+        issues.push(SchemaIssue::new(
+            path,
+            OPENAPI.unsupported("parameters", &impossible),
+        ));
     }
-    for_each_child_mut(schema, |segment, child| openapi_node(child, &join(path, segment), issues));
+    for_each_child_mut(schema, |segment, child| {
+        openapi_node(child, &join(path, segment), issues)
+    });
     let Value::Object(node) = schema else { return };
     split_null_type(node);
     simplify_any_of(node);
@@ -236,7 +267,11 @@ fn string_enum(node: &mut Map<String, Value>) {
         values.retain(|value| !value.is_null());
         node.insert("nullable".into(), Value::Bool(true));
     }
-    let values = node.get("enum").and_then(Value::as_array).cloned().unwrap_or_default();
+    let values = node
+        .get("enum")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if values.iter().all(Value::is_string) {
         node.entry("type").or_insert_with(|| "string".into());
         return;
@@ -271,8 +306,12 @@ fn shape_problem(node: &mut Map<String, Value>, free_form: bool) -> Option<&'sta
     }
     if has_type(node, "object") {
         let names: Vec<Value> = match node.get("properties").and_then(Value::as_object) {
-            Some(properties) if !properties.is_empty() => properties.keys().cloned().map(Value::String).collect(),
-            _ if free_form => return Some("is a map with free-form keys; Gemini objects need named properties"),
+            Some(properties) if !properties.is_empty() => {
+                properties.keys().cloned().map(Value::String).collect()
+            }
+            _ if free_form => {
+                return Some("is a map with free-form keys; Gemini objects need named properties");
+            }
             _ => return Some("is an object without properties; Gemini objects need at least one"),
         };
         if let Some(Value::Array(required)) = node.get_mut("required") {
@@ -299,7 +338,10 @@ fn json_schema_node(schema: &mut Value, path: &str, issues: &mut Vec<SchemaIssue
     const_to_enum(node);
     let impossible = JSON_SCHEMA.sort(node);
     if !impossible.is_empty() {
-        issues.push(SchemaIssue::new(path, JSON_SCHEMA.unsupported("parametersJsonSchema", &impossible)));
+        issues.push(SchemaIssue::new(
+            path,
+            JSON_SCHEMA.unsupported("parametersJsonSchema", &impossible),
+        ));
     }
     if let Some(Value::Array(values)) = node.get_mut("enum") {
         // `null` is allowed by the `type` list, and enums hold strings and numbers.
@@ -308,7 +350,9 @@ fn json_schema_node(schema: &mut Value, path: &str, issues: &mut Vec<SchemaIssue
             super::describe::move_to_description(node, &["enum"]);
         }
     }
-    for_each_child_mut(schema, |segment, child| json_schema_node(child, &join(path, segment), issues));
+    for_each_child_mut(schema, |segment, child| {
+        json_schema_node(child, &join(path, segment), issues)
+    });
 }
 
 #[cfg(test)]
@@ -338,7 +382,10 @@ mod tests {
             "$defs": {"Inner": {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"], "additionalProperties": false}}
         });
         let (value, definition) = render(schema, GeminiSchema::Auto);
-        assert!(definition.fallbacks.is_empty() && definition.problems.is_empty(), "{definition:?}");
+        assert!(
+            definition.fallbacks.is_empty() && definition.problems.is_empty(),
+            "{definition:?}"
+        );
         assert_eq!(
             value["parameters"],
             json!({
@@ -389,8 +436,14 @@ mod tests {
         assert_eq!(definition.fallbacks.len(), 2, "{:?}", definition.fallbacks);
         assert!(definition.problems.is_empty(), "{:?}", definition.problems);
         let parameters = &value["parametersJsonSchema"];
-        assert_eq!(parameters["properties"]["env"]["additionalProperties"], json!({"type": "string"}));
-        assert_eq!(parameters["$defs"]["Node"]["properties"]["kids"]["description"], "Items must be unique");
+        assert_eq!(
+            parameters["properties"]["env"]["additionalProperties"],
+            json!({"type": "string"})
+        );
+        assert_eq!(
+            parameters["$defs"]["Node"]["properties"]["kids"]["description"],
+            "Items must be unique"
+        );
 
         let (_, definition) = render(schema, GeminiSchema::OpenApi);
         assert_eq!(definition.problems.len(), 2);

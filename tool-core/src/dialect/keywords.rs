@@ -67,7 +67,11 @@ impl KeywordRules {
 
     /// The sentence for [`sort`](Self::sort)'s impossible keywords.
     pub(crate) fn unsupported(&self, mode: &str, keywords: &[String]) -> String {
-        format!("{} {mode} does not support {}", self.provider, keywords.join(", "))
+        format!(
+            "{} {mode} does not support {}",
+            self.provider,
+            keywords.join(", ")
+        )
     }
 
     fn sort_format(&self, node: &mut Map<String, Value>, described: &mut Vec<&str>) {
@@ -115,6 +119,9 @@ mod tests {
             node,
             json!({"type": "string", "not": {}, "minItems": 1, "description": "At least 2 characters; format: uri"})
         );
-        assert_eq!(RULES.unsupported("strict mode", &impossible), "Test strict mode does not support `not`");
+        assert_eq!(
+            RULES.unsupported("strict mode", &impossible),
+            "Test strict mode does not support `not`"
+        );
     }
 }

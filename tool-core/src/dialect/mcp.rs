@@ -42,7 +42,9 @@ fn input_schema(schema: &Value) -> Value {
         .get("properties")
         .and_then(Value::as_object)
         .is_some_and(Map::is_empty);
-    let composed = ["anyOf", "oneOf", "allOf", "$ref"].iter().any(|k| schema.get(*k).is_some());
+    let composed = ["anyOf", "oneOf", "allOf", "$ref"]
+        .iter()
+        .any(|k| schema.get(*k).is_some());
     if no_properties && !composed {
         return json!({"type": "object", "additionalProperties": false});
     }
@@ -101,7 +103,10 @@ mod tests {
         );
         let mut definition = Definition::new(Value::Null);
         let value = super::definition(&spec, &mut definition);
-        assert_eq!(value["inputSchema"], json!({"type": "object", "additionalProperties": false}));
+        assert_eq!(
+            value["inputSchema"],
+            json!({"type": "object", "additionalProperties": false})
+        );
         assert!(value.get("outputSchema").is_none());
         assert!(value.get("annotations").is_none());
         assert_eq!(definition.fallbacks.len(), 1);

@@ -81,7 +81,10 @@ impl Dialect {
 
     /// Whether the provider has a strict mode (schema-constrained arguments).
     pub fn has_strict_mode(self) -> bool {
-        matches!(self, Dialect::OpenAiChat | Dialect::OpenAiResponses | Dialect::Anthropic)
+        matches!(
+            self,
+            Dialect::OpenAiChat | Dialect::OpenAiResponses | Dialect::Anthropic
+        )
     }
 
     /// The definition of one tool in this format, with [`Strict::Auto`].
@@ -103,7 +106,12 @@ pub struct UnknownDialect(String);
 impl fmt::Display for UnknownDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.id()).collect();
-        write!(f, "unknown dialect `{}` (expected one of: {})", self.0, known.join(", "))
+        write!(
+            f,
+            "unknown dialect `{}` (expected one of: {})",
+            self.0,
+            known.join(", ")
+        )
     }
 }
 

@@ -21,7 +21,9 @@ impl Dialect {
                 check_characters(name, 64, ".:")?;
                 match name.chars().next() {
                     Some(first) if first.is_ascii_alphabetic() || first == '_' => Ok(()),
-                    _ => Err(format!("Gemini names start with a letter or `_`; `{name}` does not")),
+                    _ => Err(format!(
+                        "Gemini names start with a letter or `_`; `{name}` does not"
+                    )),
                 }
             }
             Dialect::Mcp => check_characters(name, 128, "."),
@@ -35,7 +37,10 @@ fn check_characters(name: &str, max: usize, extra: &str) -> Result<(), String> {
         return Err("a tool name must not be empty".to_owned());
     }
     if name.len() > max {
-        return Err(format!("a tool name has at most {max} characters, this one has {}", name.len()));
+        return Err(format!(
+            "a tool name has at most {max} characters, this one has {}",
+            name.len()
+        ));
     }
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || extra.contains(c);
     match name.chars().find(|c| !allowed(*c)) {

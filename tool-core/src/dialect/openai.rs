@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::refs::{Inline, inline_refs};
 use super::keywords::KeywordRules;
+use super::refs::{Inline, inline_refs};
 use super::strict::rewrite;
 use super::tree::{accepts_null, for_each_child, for_each_child_mut, is_object_schema, join};
 use super::{Definition, Dialect, SchemaIssue};
@@ -39,8 +39,26 @@ const RULES: KeywordRules = KeywordRules {
         "multipleOf",
         "maxItems",
     ],
-    described: &["minLength", "maxLength", "default", "examples", "uniqueItems", "minProperties", "maxProperties"],
-    formats: &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"],
+    described: &[
+        "minLength",
+        "maxLength",
+        "default",
+        "examples",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+    ],
+    formats: &[
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ],
     max_min_items: None,
 };
 
@@ -84,7 +102,10 @@ pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Opti
     issues.extend(rewrite(&mut schema, &RULES));
     require_everything(&mut schema);
     if schema.get("anyOf").is_some() {
-        issues.push(SchemaIssue::new("", "the root is a choice (`anyOf`); OpenAI strict needs an object"));
+        issues.push(SchemaIssue::new(
+            "",
+            "the root is a choice (`anyOf`); OpenAI strict needs an object",
+        ));
     }
     issues.extend(check_limits(&schema));
     if issues.is_empty() {
@@ -173,7 +194,11 @@ fn check_limits(schema: &Value) -> Vec<SchemaIssue> {
     let totals = [
         (sizes.properties, MAX_PROPERTIES, "properties"),
         (sizes.enum_values, MAX_ENUM_VALUES, "enum values"),
-        (sizes.string_length, MAX_TOTAL_STRING, "characters in names and enum values"),
+        (
+            sizes.string_length,
+            MAX_TOTAL_STRING,
+            "characters in names and enum values",
+        ),
     ];
     for (size, limit, what) in totals {
         if size > limit {
@@ -182,7 +207,10 @@ fn check_limits(schema: &Value) -> Vec<SchemaIssue> {
         }
     }
     if sizes.depth > MAX_DEPTH {
-        let message = format!("nests objects {} levels deep; OpenAI strict allows {MAX_DEPTH}", sizes.depth);
+        let message = format!(
+            "nests objects {} levels deep; OpenAI strict allows {MAX_DEPTH}",
+            sizes.depth
+        );
         sizes.issues.push(SchemaIssue::new("", message));
     }
     sizes.issues
@@ -251,9 +279,18 @@ mod tests {
             "$defs": {"Inner": {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"], "additionalProperties": false}}
         });
         let schema = strict(schema).unwrap();
-        assert_eq!(schema["required"], json!(["path", "limit", "mode", "inner", "maybe"]));
-        assert_eq!(schema["properties"]["limit"], json!({"type": ["integer", "null"], "minimum": 0}));
-        assert_eq!(schema["properties"]["mode"], json!({"type": ["string", "null"], "enum": ["a", "b", null]}));
+        assert_eq!(
+            schema["required"],
+            json!(["path", "limit", "mode", "inner", "maybe"])
+        );
+        assert_eq!(
+            schema["properties"]["limit"],
+            json!({"type": ["integer", "null"], "minimum": 0})
+        );
+        assert_eq!(
+            schema["properties"]["mode"],
+            json!({"type": ["string", "null"], "enum": ["a", "b", null]})
+        );
         assert_eq!(
             schema["properties"]["inner"],
             json!({"anyOf": [{"$ref": "#/$defs/Inner"}, {"type": "null"}]})
@@ -331,7 +368,10 @@ mod tests {
     fn shapes() {
         let spec = ToolSpec::new("echo", "Repeat.", json!({"type": "object"}));
         let chat = definition(&spec, Dialect::OpenAiChat, json!({}), false);
-        assert_eq!(chat, json!({"type": "function", "function": {"name": "echo", "description": "Repeat.", "parameters": {}}}));
+        assert_eq!(
+            chat,
+            json!({"type": "function", "function": {"name": "echo", "description": "Repeat.", "parameters": {}}})
+        );
         let chat = definition(&spec, Dialect::OpenAiChat, json!({}), true);
         assert_eq!(chat["function"]["strict"], true);
         let responses = definition(&spec, Dialect::OpenAiResponses, json!({}), false);

@@ -58,7 +58,8 @@ impl Inliner<'_> {
                 return self.replace(map, &target, path);
             }
         }
-        let in_definitions = |segment: &str| segment.starts_with("$defs/") || segment.starts_with("definitions/");
+        let in_definitions =
+            |segment: &str| segment.starts_with("$defs/") || segment.starts_with("definitions/");
         for_each_child_mut(node, |segment, child| {
             // Definitions are inlined where they are used; walking them on their own would
             // report their recursion twice.
@@ -75,9 +76,10 @@ impl Inliner<'_> {
     fn replace(&mut self, node: &mut Map<String, Value>, target: &str, path: &str) {
         if self.stack.iter().any(|seen| seen == target) {
             match self.inline {
-                Inline::All => self
-                    .issues
-                    .push(SchemaIssue::new(path, format!("`{target}` is recursive (it contains itself)"))),
+                Inline::All => self.issues.push(SchemaIssue::new(
+                    path,
+                    format!("`{target}` is recursive (it contains itself)"),
+                )),
                 Inline::WithSiblings => {
                     node.remove("$ref");
                     let bare = serde_json::json!([{ "$ref": target }]);
@@ -87,8 +89,10 @@ impl Inliner<'_> {
             return;
         }
         let Some(Value::Object(resolved)) = resolve(self.root, target) else {
-            self.issues
-                .push(SchemaIssue::new(path, format!("`{target}` does not point to a schema in this document")));
+            self.issues.push(SchemaIssue::new(
+                path,
+                format!("`{target}` does not point to a schema in this document"),
+            ));
             return;
         };
         node.remove("$ref");
@@ -229,7 +233,10 @@ mod tests {
         });
         let (schema, _) = inlined(schema, Inline::WithSiblings);
         assert_eq!(schema["properties"]["bare"], json!({"$ref": "#/$defs/A"}));
-        assert_eq!(schema["properties"]["described"], json!({"type": "string", "description": "D."}));
+        assert_eq!(
+            schema["properties"]["described"],
+            json!({"type": "string", "description": "D."})
+        );
         assert!(schema.get("$defs").is_some());
     }
 

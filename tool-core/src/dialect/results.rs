@@ -43,7 +43,11 @@ impl Dialect {
 /// stands in when there is no content.
 fn text_of(output: &ToolOutput) -> String {
     if output.content.is_empty() {
-        return output.structured.as_ref().map(Value::to_string).unwrap_or_default();
+        return output
+            .structured
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default();
     }
     let parts: Vec<String> = output.content.iter().map(part_as_text).collect();
     parts.join("\n")
@@ -65,7 +69,10 @@ fn part_as_text(part: &Content) -> String {
 }
 
 fn has_images(output: &ToolOutput) -> bool {
-    output.content.iter().any(|part| matches!(part, Content::Image { .. }))
+    output
+        .content
+        .iter()
+        .any(|part| matches!(part, Content::Image { .. }))
 }
 
 fn data_url(mime_type: &str, data: &str) -> String {
@@ -77,7 +84,9 @@ fn responses_output(output: &ToolOutput) -> Value {
         return Value::String(text_of(output));
     }
     let parts = output.content.iter().map(|part| match part {
-        Content::Image { mime_type, data } => json!({"type": "input_image", "image_url": data_url(mime_type, data)}),
+        Content::Image { mime_type, data } => {
+            json!({"type": "input_image", "image_url": data_url(mime_type, data)})
+        }
         other => json!({"type": "input_text", "text": part_as_text(other)}),
     });
     Value::Array(parts.collect())
@@ -131,7 +140,9 @@ fn gemini_response(result: &ToolResult) -> Value {
         .content
         .iter()
         .filter_map(|part| match part {
-            Content::Image { mime_type, data } => Some(json!({"inlineData": {"mimeType": mime_type, "data": data}})),
+            Content::Image { mime_type, data } => {
+                Some(json!({"inlineData": {"mimeType": mime_type, "data": data}}))
+            }
             _ => None,
         })
         .collect();
@@ -237,9 +248,15 @@ mod tests {
             json!({"functionResponse": {"id": "call_1", "name": "shot", "response": {"output": {"n": 1}}}})
         );
         let failed = result(ToolOutput::error("bad"));
-        assert_eq!(Dialect::Gemini.tool_result(&failed)["functionResponse"]["response"], json!({"error": "bad"}));
+        assert_eq!(
+            Dialect::Gemini.tool_result(&failed)["functionResponse"]["response"],
+            json!({"error": "bad"})
+        );
         let image = Dialect::Gemini.tool_result(&with_image());
-        assert_eq!(image["functionResponse"]["parts"][0]["inlineData"]["mimeType"], "image/png");
+        assert_eq!(
+            image["functionResponse"]["parts"][0]["inlineData"]["mimeType"],
+            "image/png"
+        );
     }
 
     #[test]

@@ -48,7 +48,9 @@ impl Walk<'_> {
         if is_object_schema(node) {
             self.close_object(node, path);
         }
-        let constrained = ["type", "enum", "const", "anyOf", "allOf", "$ref"].iter().any(|k| node.contains_key(*k));
+        let constrained = ["type", "enum", "const", "anyOf", "allOf", "$ref"]
+            .iter()
+            .any(|k| node.contains_key(*k));
         if !constrained {
             self.issue(path, "accepts any JSON value; strict mode needs a type");
         }
@@ -83,10 +85,14 @@ impl Walk<'_> {
             }
         }
         if !node.contains_key("properties") && !node.contains_key("additionalProperties") {
-            self.issue(path, "is an object without listed properties; strict mode needs every key listed");
+            self.issue(
+                path,
+                "is an object without listed properties; strict mode needs every key listed",
+            );
             return;
         }
-        node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+        node.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
         node.insert("additionalProperties".into(), Value::Bool(false));
     }
 

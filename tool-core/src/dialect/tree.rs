@@ -163,7 +163,10 @@ mod tests {
     #[test]
     fn local_references_resolve() {
         let schema = json!({"$defs": {"Inner": {"type": "string"}}});
-        assert_eq!(resolve(&schema, "#/$defs/Inner"), Some(&json!({"type": "string"})));
+        assert_eq!(
+            resolve(&schema, "#/$defs/Inner"),
+            Some(&json!({"type": "string"}))
+        );
         assert_eq!(resolve(&schema, "#"), Some(&schema));
         assert_eq!(resolve(&schema, "https://example.com/x"), None);
         assert_eq!(resolve(&schema, "#/$defs/Missing"), None);
@@ -172,7 +175,9 @@ mod tests {
     #[test]
     fn null_acceptance() {
         assert!(accepts_null(&json!({"type": ["string", "null"]})));
-        assert!(accepts_null(&json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})));
+        assert!(accepts_null(
+            &json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})
+        ));
         assert!(accepts_null(&json!({"enum": ["a", null]})));
         assert!(accepts_null(&json!({"description": "anything"})));
         assert!(accepts_null(&json!(true)));

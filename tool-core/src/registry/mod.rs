@@ -22,7 +22,10 @@ pub use call::{ToolArguments, ToolCall, ToolResult};
 
 use crate::audit::redact::Redactor;
 use crate::validation::ArgValidator;
-use crate::{AuditSink, Dialect, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
+use crate::{
+    AuditSink, Definition, DefinitionOptions, Dialect, Extensions, RegistryError, Tool, ToolSpec, Toolset,
+    validate_tool_name,
+};
 
 /// Timeout for calls when neither the call nor the tool sets one.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -372,12 +375,27 @@ impl ToolRegistry {
         self.len() == 0
     }
 
-    /// The tool definitions in a provider's request format, in registration order.
+    /// The tool definitions in a provider's request format, in registration order, with
+    /// [`Strict::Auto`](crate::Strict::Auto).
     pub fn definitions(&self, dialect: Dialect) -> Vec<Value> {
+        self.definitions_with(DefinitionOptions::new(dialect))
+    }
+
+    /// The tool definitions rendered with `options`, in registration order.
+    pub fn definitions_with(&self, options: DefinitionOptions) -> Vec<Value> {
+        self.rendered_definitions(options)
+            .into_iter()
+            .map(|definition| definition.value)
+            .collect()
+    }
+
+    /// The definitions with what each dialect could not express: why a tool is not strict,
+    /// what a provider would reject.
+    pub fn rendered_definitions(&self, options: DefinitionOptions) -> Vec<Definition> {
         self.table()
             .entries
             .iter()
-            .map(|entry| dialect.definition(entry.tool.spec()))
+            .map(|entry| options.render(entry.tool.spec()))
             .collect()
     }
 

@@ -45,11 +45,20 @@ fn collect<'a>(root: &'a Value, schema: &'a Value, depth: usize, found: &mut Vec
         return;
     }
     found.push(schema);
-    if let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| resolve(root, r)) {
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| resolve(root, r))
+    {
         collect(root, target, depth + 1, found);
     }
     for keyword in ["anyOf", "oneOf", "allOf"] {
-        for branch in schema.get(keyword).and_then(Value::as_array).into_iter().flatten() {
+        for branch in schema
+            .get(keyword)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect(root, branch, depth + 1, found);
         }
     }
@@ -60,7 +69,8 @@ fn strip(root: &Value, candidates: &[&Value], value: &mut Value) {
         Value::Object(map) => {
             map.retain(|name, value| {
                 let schemas = child_schemas(root, candidates, |schema| schema.get("properties")?.get(name));
-                let unwanted = value.is_null() && !schemas.is_empty() && !schemas.iter().any(|s| accepts_null(s));
+                let unwanted =
+                    value.is_null() && !schemas.is_empty() && !schemas.iter().any(|s| accepts_null(s));
                 if !unwanted {
                     strip(root, &schemas, value);
                 }

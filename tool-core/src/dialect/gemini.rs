@@ -222,24 +222,29 @@ fn split_null_type(node: &mut Map<String, Value>) {
     }
 }
 
-/// A `null` branch becomes `nullable`; one remaining branch is merged into the node;
-/// several stay an `anyOf`, alone on its node (the description moves into the branches).
+/// A `null` branch becomes `nullable`; a choice between fixed strings (a Rust enum of
+/// unit variants) becomes one string `enum`; one remaining branch is merged into the
+/// node; several stay an `anyOf`, alone on its node (the description moves into the
+/// branches).
 fn simplify_any_of(node: &mut Map<String, Value>) {
     let Some(Value::Array(branches)) = node.remove("anyOf") else {
         return;
     };
     let (nulls, mut rest): (Vec<Value>, Vec<Value>) = branches.into_iter().partition(is_null_schema);
     let nullable = !nulls.is_empty() || node.remove("nullable").is_some();
+    if let Some((choice, variant_docs)) = string_choice(&rest) {
+        rest = vec![choice];
+        super::describe::append_to_description(node, &variant_docs);
+    }
     if rest.len() == 1 {
         if let Value::Object(branch) = rest.remove(0) {
-            for (keyword, value) in branch {
-                node.entry(keyword).or_insert(value);
-            }
+            merge_branch(node, branch);
         }
         if nullable {
             node.insert("nullable".into(), Value::Bool(true));
         }
-        return;
+        // The branch may itself have been a choice.
+        return simplify_any_of(node);
     }
     let description = node.get("description").cloned();
     for branch in rest.iter_mut().filter_map(Value::as_object_mut) {
@@ -252,6 +257,42 @@ fn simplify_any_of(node: &mut Map<String, Value>) {
     }
     node.clear();
     node.insert("anyOf".into(), Value::Array(rest));
+}
+
+/// Merges a choice's only branch into its node. The node's keywords win, except that
+/// both descriptions are kept: the node's says what the field is for, the branch's what
+/// its type is (e.g. a documented enum's variants).
+fn merge_branch(node: &mut Map<String, Value>, branch: Map<String, Value>) {
+    for (keyword, value) in branch {
+        match (node.get_mut(&keyword), value) {
+            (Some(Value::String(mine)), Value::String(theirs))
+                if keyword == "description" && *mine != theirs =>
+            {
+                *mine = format!("{} {theirs}", mine.trim_end());
+            }
+            (Some(_), _) => {}
+            (None, value) => {
+                node.insert(keyword, value);
+            }
+        }
+    }
+}
+
+/// Branches that each allow one fixed string, as one string `enum`, with the branches'
+/// descriptions as `value: description` text.
+fn string_choice(branches: &[Value]) -> Option<(Value, String)> {
+    let mut values = Vec::new();
+    let mut docs = Vec::new();
+    for branch in branches {
+        let [value @ Value::String(text)] = branch.get("enum")?.as_array()?.as_slice() else {
+            return None;
+        };
+        values.push(value.clone());
+        if let Some(description) = branch.get("description").and_then(Value::as_str) {
+            docs.push(format!("{text}: {}", description.trim_end_matches('.')));
+        }
+    }
+    (values.len() > 1).then(|| (json!({"type": "string", "enum": values}), docs.join("; ")))
 }
 
 fn is_null_schema(schema: &Value) -> bool {

@@ -162,8 +162,16 @@ fn check_schema_node(keywords: &Map<String, Value>, path: &str, found: &mut Viol
 }
 
 /// The schema's type, lowercase, reporting a `type` Gemini does not know.
+///
+/// `type` is a required field of `Schema` (the API reference marks it "Required"); only a
+/// node that is an `anyOf` goes without.
 fn schema_type(keywords: &Map<String, Value>, path: &str, found: &mut Violations) -> Option<&'static str> {
-    let declared = keywords.get("type")?;
+    let Some(declared) = keywords.get("type") else {
+        if !keywords.contains_key("anyOf") {
+            found.add(path, "has no `type`, which a Gemini `Schema` requires");
+        }
+        return None;
+    };
     let Some(name) = declared.as_str() else {
         found.add(
             path,

@@ -17,6 +17,9 @@ use super::tree::{reference, resolve};
 
 /// Rewrites a root union of object variants as one object; other roots are left alone.
 pub(crate) fn flatten_root_union(schema: &mut Value) -> Result<(), SchemaIssue> {
+    if schema.get("oneOf").is_none() && schema.get("anyOf").is_none() {
+        return Ok(());
+    }
     let root_copy = schema.clone();
     let Some(root) = schema.as_object_mut() else {
         return Ok(());

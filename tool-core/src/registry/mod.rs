@@ -7,6 +7,7 @@
 mod arguments;
 mod call;
 mod compose;
+mod definitions;
 mod dispatch;
 mod guard;
 mod recorder;
@@ -16,16 +17,12 @@ use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use serde_json::Value;
-
 pub use call::{ToolArguments, ToolCall, ToolResult};
 
 use crate::audit::redact::Redactor;
 use crate::validation::ArgValidator;
-use crate::{
-    AuditSink, Definition, DefinitionOptions, Dialect, Extensions, RegistryError, Tool, ToolSpec, Toolset,
-    validate_tool_name,
-};
+use crate::{AuditSink, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
+use definitions::DefinitionCache;
 
 /// Timeout for calls when neither the call nor the tool sets one.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -96,6 +93,8 @@ pub(crate) struct EntryData {
     pub(crate) validator: Arc<ArgValidator>,
     /// The tool's own timeout, read once from its spec.
     pub(crate) timeout: Option<Duration>,
+    /// Its definitions, rendered once per set of options.
+    pub(crate) definitions: DefinitionCache,
 }
 
 impl std::ops::Deref for Entry {
@@ -122,6 +121,7 @@ impl Entry {
             timeout: spec.timeout,
             tool,
             validator,
+            definitions: DefinitionCache::default(),
         }))
     }
 }
@@ -373,30 +373,6 @@ impl ToolRegistry {
     /// Whether no tool is registered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// The tool definitions in a provider's request format, in registration order, with
-    /// [`Strict::Auto`](crate::Strict::Auto).
-    pub fn definitions(&self, dialect: Dialect) -> Vec<Value> {
-        self.definitions_with(DefinitionOptions::new(dialect))
-    }
-
-    /// The tool definitions rendered with `options`, in registration order.
-    pub fn definitions_with(&self, options: DefinitionOptions) -> Vec<Value> {
-        self.rendered_definitions(options)
-            .into_iter()
-            .map(|definition| definition.value)
-            .collect()
-    }
-
-    /// The definitions with what each dialect could not express: why a tool is not strict,
-    /// what a provider would reject.
-    pub fn rendered_definitions(&self, options: DefinitionOptions) -> Vec<Definition> {
-        self.table()
-            .entries
-            .iter()
-            .map(|entry| options.render(entry.tool.spec()))
-            .collect()
     }
 
     /// A handle to the same registry that stamps `session_id` on every call that does not

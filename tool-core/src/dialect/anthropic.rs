@@ -6,11 +6,11 @@
 
 use serde_json::{Value, json};
 
-use super::keywords::KeywordRules;
+use super::SchemaIssue;
+use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
 use super::refs::recursive_refs;
 use super::strict::rewrite;
 use super::tree::{for_each_child, join};
-use super::{Definition, SchemaIssue};
 use crate::ToolSpec;
 
 const RULES: KeywordRules = KeywordRules {
@@ -48,18 +48,7 @@ const RULES: KeywordRules = KeywordRules {
         "maxProperties",
         "examples",
     ],
-    formats: &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ],
+    formats: WELL_KNOWN_FORMATS,
     max_min_items: Some(1),
 };
 
@@ -77,7 +66,7 @@ pub(super) fn definition(spec: &ToolSpec, input_schema: Value, strict: bool) -> 
 }
 
 /// The strict form of a (root-flattened) schema, or why there is none.
-pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Option<Value> {
+pub(super) fn strict_schema(schema: &Value) -> Result<Value, Vec<SchemaIssue>> {
     let mut issues: Vec<SchemaIssue> = recursive_refs(schema)
         .into_iter()
         .map(|target| {
@@ -91,10 +80,9 @@ pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Opti
     issues.extend(rewrite(&mut schema, &RULES));
     complex_enum_values(&schema, "", &mut issues);
     if issues.is_empty() {
-        Some(schema)
+        Ok(schema)
     } else {
-        definition.fallbacks.extend(issues);
-        None
+        Err(issues)
     }
 }
 
@@ -118,11 +106,6 @@ fn complex_enum_values(schema: &Value, path: &str, issues: &mut Vec<SchemaIssue>
 mod tests {
     use super::*;
 
-    fn strict(schema: Value) -> Result<Value, Vec<SchemaIssue>> {
-        let mut definition = Definition::new(Value::Null);
-        strict_schema(&schema, &mut definition).ok_or(definition.fallbacks)
-    }
-
     #[test]
     fn bounds_move_into_descriptions_and_optionals_stay_optional() {
         let schema = json!({
@@ -136,7 +119,7 @@ mod tests {
             "required": ["count"],
             "additionalProperties": false
         });
-        let schema = strict(schema).unwrap();
+        let schema = strict_schema(&schema).unwrap();
         assert_eq!(schema["required"], json!(["count"]));
         assert_eq!(
             schema["properties"]["count"],
@@ -159,7 +142,7 @@ mod tests {
             "additionalProperties": false,
             "$defs": {"Node": {"type": "object", "properties": {"next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}, "additionalProperties": false}}
         });
-        let issues = strict(schema).unwrap_err();
+        let issues = strict_schema(&schema).unwrap_err();
         assert!(issues[0].message.contains("recursive"), "{issues:?}");
     }
 

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::flatten::flatten_root_union;
-use super::keywords::KeywordRules;
+use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
 use super::refs::{Inline, inline_refs};
 use super::tree::{for_each_child_mut, has_type, join};
 use super::{Definition, GeminiSchema, SchemaIssue};
@@ -92,18 +92,7 @@ const JSON_SCHEMA: KeywordRules = KeywordRules {
         "minProperties",
         "maxProperties",
     ],
-    formats: &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ],
+    formats: WELL_KNOWN_FORMATS,
     max_min_items: None,
 };
 

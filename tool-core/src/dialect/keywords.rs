@@ -23,6 +23,20 @@ const DROPPED: &[&str] = &[
     "contentMediaType",
 ];
 
+/// The string formats of JSON Schema that constrained decoders commonly implement.
+pub(crate) const WELL_KNOWN_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
 /// One provider's keyword subset, as data.
 pub(crate) struct KeywordRules {
     /// The provider's name, for messages.

@@ -244,7 +244,7 @@ impl DefinitionOptions {
         &self,
         spec: &ToolSpec,
         definition: &mut Definition,
-        make_strict: fn(&Value, &mut Definition) -> Option<Value>,
+        make_strict: fn(&Value) -> Result<Value, Vec<SchemaIssue>>,
     ) -> (Value, bool) {
         let mut schema = spec.input_schema.clone();
         if let Err(issue) = flatten::flatten_root_union(&mut schema) {
@@ -253,12 +253,15 @@ impl DefinitionOptions {
         if !self.wants_strict(spec) {
             return (schema, false);
         }
-        match make_strict(&schema, definition) {
-            Some(strict) => {
+        match make_strict(&schema) {
+            Ok(strict) => {
                 definition.strict = true;
                 (strict, true)
             }
-            None => (schema, false),
+            Err(issues) => {
+                definition.fallbacks.extend(issues);
+                (schema, false)
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use super::keywords::KeywordRules;
 use super::refs::{Inline, inline_refs};
 use super::strict::rewrite;
 use super::tree::{accepts_null, for_each_child, for_each_child_mut, is_object_schema, join};
-use super::{Definition, Dialect, SchemaIssue};
+use super::{Dialect, SchemaIssue};
 use crate::ToolSpec;
 
 const RULES: KeywordRules = KeywordRules {
@@ -95,7 +95,7 @@ pub(super) fn definition(spec: &ToolSpec, dialect: Dialect, parameters: Value, s
 }
 
 /// The strict form of a (root-flattened) schema, or why there is none.
-pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Option<Value> {
+pub(super) fn strict_schema(schema: &Value) -> Result<Value, Vec<SchemaIssue>> {
     let mut schema = schema.clone();
     let mut issues = Vec::new();
     inline_refs(&mut schema, Inline::WithSiblings, &mut issues);
@@ -109,10 +109,9 @@ pub(super) fn strict_schema(schema: &Value, definition: &mut Definition) -> Opti
     }
     issues.extend(check_limits(&schema));
     if issues.is_empty() {
-        Some(schema)
+        Ok(schema)
     } else {
-        definition.fallbacks.extend(issues);
-        None
+        Err(issues)
     }
 }
 
@@ -258,11 +257,6 @@ fn measure_values(node: &Map<String, Value>, path: &str, sizes: &mut Sizes) {
 mod tests {
     use super::*;
 
-    fn strict(schema: Value) -> Result<Value, Vec<SchemaIssue>> {
-        let mut definition = Definition::new(Value::Null);
-        strict_schema(&schema, &mut definition).ok_or(definition.fallbacks)
-    }
-
     #[test]
     fn optional_fields_become_required_and_nullable() {
         let schema = json!({
@@ -278,7 +272,7 @@ mod tests {
             "additionalProperties": false,
             "$defs": {"Inner": {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"], "additionalProperties": false}}
         });
-        let schema = strict(schema).unwrap();
+        let schema = strict_schema(&schema).unwrap();
         assert_eq!(
             schema["required"],
             json!(["path", "limit", "mode", "inner", "maybe"])
@@ -309,7 +303,7 @@ mod tests {
             "required": ["name"],
             "additionalProperties": false
         });
-        let schema = strict(schema).unwrap();
+        let schema = strict_schema(&schema).unwrap();
         assert_eq!(
             schema["properties"]["name"],
             json!({"type": "string", "description": "Who. (at least 1 character; format: uri; default: \"x\")"})
@@ -324,7 +318,7 @@ mod tests {
             "required": ["env", "data"],
             "additionalProperties": false
         });
-        let issues = strict(schema).unwrap_err();
+        let issues = strict_schema(&schema).unwrap_err();
         let paths: Vec<&str> = issues.iter().map(|issue| issue.path.as_str()).collect();
         assert_eq!(paths, ["/properties/env", "/properties/data"]);
     }
@@ -338,7 +332,7 @@ mod tests {
             "additionalProperties": false,
             "$defs": {"Edit": {"oneOf": [{"type": "string", "const": "undo"}, {"type": "integer"}]}}
         });
-        let schema = strict(schema).unwrap();
+        let schema = strict_schema(&schema).unwrap();
         assert_eq!(
             schema["properties"]["edit"],
             json!({"anyOf": [{"type": "string", "const": "undo"}, {"type": "integer"}], "description": "The edit."})
@@ -354,13 +348,13 @@ mod tests {
             "required": ["v"],
             "additionalProperties": false
         });
-        let issues = strict(schema).unwrap_err();
+        let issues = strict_schema(&schema).unwrap_err();
         assert!(issues[0].message.contains("1001 enum values"), "{issues:?}");
         let mut deep = json!({"type": "string"});
         for _ in 0..11 {
             deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"], "additionalProperties": false});
         }
-        let issues = strict(deep).unwrap_err();
+        let issues = strict_schema(&deep).unwrap_err();
         assert!(issues[0].message.contains("11 levels"), "{issues:?}");
     }
 

@@ -80,8 +80,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     registry.register(ConvertTemperatureTool)?;
     Arc::new(Notes::default()).register_all(&registry)?;
 
-    println!("== OpenAI tool definitions");
+    println!("== OpenAI tool definitions (strict)");
     let definitions = registry.definitions(Dialect::OpenAiChat);
+    println!("{}", serde_json::to_string_pretty(&definitions)?);
+    println!("== The same tools for Gemini");
+    let definitions = registry.definitions(Dialect::Gemini);
     println!("{}", serde_json::to_string_pretty(&definitions)?);
 
     let calls = [

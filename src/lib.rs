@@ -81,9 +81,19 @@
 //! end (threads cannot be stopped), and its result is dropped. Long synchronous work
 //! should check [`ToolContext::is_cancelled`].
 //!
-//! Every `#[tool]` also emits a `#[cfg(test)]` test that builds its spec and schema
-//! validator, so `cargo test` catches an unusable schema. (Define tools at module level;
-//! a test inside a function body cannot run.)
+//! Every `#[tool]` also emits a `#[cfg(test)]` test that builds its spec, its schema
+//! validator and its definition in every provider dialect, and checks each against the
+//! provider's documented rules ([`testing`]), so `cargo test` catches an unusable schema
+//! or a definition a provider would reject. (Define tools at module level; a test inside a
+//! function body cannot run.)
+//!
+//! ## Providers
+//!
+//! [`ToolRegistry::definitions`] renders the tools for OpenAI Chat and Responses,
+//! Anthropic, Gemini or MCP ([`Dialect`]), strict where the provider and the schema allow
+//! ([`DefinitionOptions`], [`Strict`]); [`Dialect::tool_result`] renders a call's result as
+//! that provider's message. Each dialect is a transformation of the one canonical schema;
+//! see the `dialect` table in the README for what each changes.
 
 #![warn(missing_docs)]
 

@@ -30,12 +30,53 @@ pub(crate) fn inline_refs(schema: &mut Value, inline: Inline, issues: &mut Vec<S
         issues,
     };
     inliner.node(schema, "");
-    if inline == Inline::All
-        && let Some(root) = schema.as_object_mut()
-    {
-        root.remove("$defs");
-        root.remove("definitions");
+    match inline {
+        Inline::All => {
+            if let Some(root) = schema.as_object_mut() {
+                root.remove("$defs");
+                root.remove("definitions");
+            }
+        }
+        Inline::WithSiblings => prune_unused_definitions(schema),
     }
+}
+
+/// Removes the `$defs` entries no reference reaches any more (their uses were inlined).
+fn prune_unused_definitions(schema: &mut Value) {
+    let mut reached: Vec<String> = Vec::new();
+    let mut pending = Vec::new();
+    collect_refs(schema, true, &mut pending);
+    while let Some(target) = pending.pop() {
+        if reached.contains(&target) {
+            continue;
+        }
+        if let Some(definition) = resolve(schema, &target) {
+            collect_refs(definition, false, &mut pending);
+        }
+        reached.push(target);
+    }
+    for keyword in ["$defs", "definitions"] {
+        if let Some(Value::Object(definitions)) = schema.get_mut(keyword) {
+            definitions.retain(|name, _| reached.contains(&format!("#/{keyword}/{name}")));
+            if definitions.is_empty()
+                && let Some(root) = schema.as_object_mut()
+            {
+                root.remove(keyword);
+            }
+        }
+    }
+}
+
+/// Every `$ref` below `node`; at the root, not those inside the definitions themselves.
+fn collect_refs(node: &Value, at_root: bool, found: &mut Vec<String>) {
+    if let Some(target) = node.as_object().and_then(reference) {
+        found.push(target.to_owned());
+    }
+    for_each_child(node, |segment, child| {
+        if !(at_root && (segment.starts_with("$defs/") || segment.starts_with("definitions/"))) {
+            collect_refs(child, false, found);
+        }
+    });
 }
 
 struct Inliner<'a> {

@@ -398,6 +398,13 @@ mod tests {
     }
 
     #[test]
+    fn every_schema_has_a_type_unless_it_is_a_choice() {
+        let found = param_x(json!({ "description": "anything" }));
+        assert!(mentions(&found, "parameters/properties/x", "has no `type`"));
+        assert!(param_x(json!({ "anyOf": [{ "type": "string" }, { "type": "integer" }] })).is_empty());
+    }
+
+    #[test]
     fn schema_types_are_single_and_not_null() {
         let found = param_x(json!({ "type": ["string", "null"] }));
         assert!(mentions(

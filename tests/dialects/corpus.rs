@@ -251,6 +251,9 @@ pub struct BoundsArgs {
     medium: u32,
     big: i64,
     signed_small: i8,
+    /// A number from a fixed set.
+    #[schemars(extend("enum" = [1, 2, 4, 8]))]
+    lanes: u8,
 }
 
 /// Integer types and their ranges.

@@ -223,6 +223,11 @@ fn round_trips() -> Vec<(&'static str, Value, Value)> {
             json!({"mode": "fast", "shape": {"circle": {"radius": 1.5}}, "command": {"kind": "wait", "value": 3}, "target": {"start": 1, "end": 2}}),
         ),
         (
+            "bounds",
+            json!({"small": 255, "medium": 7, "big": -9, "signed_small": -128, "lanes": 4}),
+            json!({"small": 255, "medium": 7, "big": -9, "signed_small": -128, "lanes": 4}),
+        ),
+        (
             "lookup",
             json!({"query": "q"}),
             json!({"query": "q", "limit": null}),

@@ -288,7 +288,9 @@ fn is_null_schema(schema: &Value) -> bool {
     schema.get("type").is_some_and(|kind| kind == "null") || schema.get("enum") == Some(&json!([null]))
 }
 
-/// Gemini enums are strings: `null` becomes `nullable`, other values are described.
+/// Gemini enum values are strings: `null` becomes `nullable`; numbers are written as
+/// strings under `format: enum`, which makes Gemini send the numbers; other values
+/// (booleans) are described.
 fn string_enum(node: &mut Map<String, Value>) {
     let Some(Value::Array(values)) = node.get_mut("enum") else {
         return;
@@ -302,27 +304,37 @@ fn string_enum(node: &mut Map<String, Value>) {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    if values.iter().all(Value::is_string) {
-        node.entry("type").or_insert_with(|| "string".into());
-        return;
+    let kind = type_of(&values);
+    if kind != "mixed" {
+        node.entry("type").or_insert_with(|| kind.into());
     }
-    if !node.contains_key("type") {
-        node.insert("type".into(), type_of(&values).into());
+    match kind {
+        "string" => {}
+        "integer" | "number" => {
+            let strings = values
+                .iter()
+                .map(|value| Value::String(value.to_string()))
+                .collect();
+            node.insert("enum".into(), Value::Array(strings));
+            node.insert("format".into(), "enum".into());
+        }
+        _ => super::describe::move_to_description(node, &["enum"]),
     }
-    super::describe::move_to_description(node, &["enum"]);
 }
 
-/// The JSON type that all `values` share, for a typeless `enum`.
+/// The JSON type all `values` share: `string`, `integer`, `number`, or `mixed`.
 fn type_of(values: &[Value]) -> &'static str {
     let all = |test: fn(&Value) -> bool| values.iter().all(test);
-    if all(Value::is_boolean) {
-        "boolean"
+    if all(Value::is_string) {
+        "string"
     } else if all(|value| value.is_i64() || value.is_u64()) {
         "integer"
     } else if all(Value::is_number) {
         "number"
+    } else if all(Value::is_boolean) {
+        "boolean"
     } else {
-        "string"
+        "mixed"
     }
 }
 
@@ -424,7 +436,7 @@ mod tests {
                     "inner": {"description": "Inner.", "type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"], "nullable": true},
                     "name": {"type": "string", "nullable": true},
                     "mode": {"type": "string", "enum": ["fast"]},
-                    "level": {"type": "integer", "nullable": true, "description": "One of: 1, 2"},
+                    "level": {"type": "integer", "nullable": true, "enum": ["1", "2"], "format": "enum"},
                     "count": {"type": "integer", "minimum": 0, "description": "Less than 10"}
                 },
                 "required": ["inner"]

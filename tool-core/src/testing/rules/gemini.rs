@@ -229,8 +229,15 @@ fn check_enum(keywords: &Map<String, Value>, kind: Option<&str>, path: &str, fou
     let Some(values) = keywords.get("enum") else {
         return;
     };
-    if kind != Some("string") {
-        found.add(path, "`enum` needs `type: string`");
+    // Enum values are strings; a number enum says so with `format: enum` (the Vertex AI
+    // `Schema` reference: `{type: INTEGER, format: enum, enum: ["101", "201"]}`).
+    let number_enum = matches!(kind, Some("integer" | "number"))
+        && keywords.get("format").and_then(Value::as_str) == Some("enum");
+    if kind != Some("string") && !number_enum {
+        found.add(
+            path,
+            "`enum` needs `type: string` (or a number type with `format: enum`)",
+        );
     }
     let values = values.as_array().into_iter().flatten();
     for value in values.filter(|value| !value.is_string()) {

@@ -54,7 +54,7 @@ pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
 pub use typed::{ToolArgs, TypedTool};
 pub use validation::InvalidArguments;
-pub use workspace::{Workspace, WorkspaceError};
+pub use workspace::{OpenedFile, Workspace, WorkspaceError, WriteMode, Written};
 
 /// Re-exported so that users name the same versions the macros generate code for.
 pub use schemars;

@@ -1,0 +1,101 @@
+//! Why a workspace path could not be used, in words a model can act on.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a workspace operation failed. Paths are shown relative to the workspace root.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkspaceError {
+    /// The workspace root cannot be opened as a directory.
+    #[error("cannot open workspace `{root}`: {source}")]
+    Open {
+        /// The root as given.
+        root: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The path is empty, contains NUL, or leads outside the workspace (`..`, an absolute
+    /// path elsewhere, a symbolic link pointing out).
+    #[error("`{path}` is outside the workspace; use a path relative to the workspace root")]
+    Outside {
+        /// The path as given.
+        path: String,
+    },
+    /// Nothing exists at the path.
+    #[error("`{path}` does not exist")]
+    NotFound {
+        /// The path.
+        path: String,
+    },
+    /// The path is a directory where a file was expected.
+    #[error("`{path}` is a directory; use list_dir to see its entries")]
+    IsDirectory {
+        /// The path.
+        path: String,
+    },
+    /// The path is a FIFO, socket or device, which the file tools do not open.
+    #[error("`{path}` is a {kind}, not a regular file")]
+    NotAFile {
+        /// The path.
+        path: String,
+        /// What it is: `FIFO`, `socket`, `device`.
+        kind: &'static str,
+    },
+    /// The path is a symbolic link whose target does not exist; writing through it would
+    /// create a file wherever it points.
+    #[error("`{path}` is a symbolic link to a missing target; write to a real path instead")]
+    BrokenSymlink {
+        /// The path.
+        path: String,
+    },
+    /// A file already exists where a new one was to be created.
+    #[error("`{path}` already exists; use mode \"overwrite\" to replace it or \"append\" to add to it")]
+    AlreadyExists {
+        /// The path.
+        path: String,
+    },
+    /// The workspace is read-only.
+    #[error("the workspace is read-only; `{path}` cannot be written")]
+    ReadOnly {
+        /// The path.
+        path: String,
+    },
+    /// The path is in a protected part of the workspace.
+    #[error("`{path}` is in a protected part of the workspace (`{protected}`) and cannot be written")]
+    Protected {
+        /// The path.
+        path: String,
+        /// The protected subpath it lies in.
+        protected: String,
+    },
+    /// Another file operation failed.
+    #[error("`{path}`: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+impl WorkspaceError {
+    /// An I/O error on `path`, read the way a model needs it: escapes refused by cap-std
+    /// are "outside", missing files "not found".
+    pub(crate) fn from_io(path: &str, source: io::Error) -> Self {
+        let path = path.to_owned();
+        // cap-std reports a resolution that would leave the directory (`..`, an absolute
+        // symlink, a symlink pointing out) as `PermissionDenied` with this wording; it has
+        // no dedicated error kind.
+        if source.kind() == io::ErrorKind::PermissionDenied && source.to_string().contains("outside of the filesystem")
+        {
+            return WorkspaceError::Outside { path };
+        }
+        match source.kind() {
+            io::ErrorKind::NotFound => WorkspaceError::NotFound { path },
+            io::ErrorKind::IsADirectory => WorkspaceError::IsDirectory { path },
+            io::ErrorKind::AlreadyExists => WorkspaceError::AlreadyExists { path },
+            _ => WorkspaceError::Io { path, source },
+        }
+    }
+}

@@ -2,6 +2,25 @@
 //! screenshots and media, each built with `#[tool]` and registered through one generated
 //! `register_all`.
 //!
-//! Empty for now: the tools arrive family by family (see the project's issues).
+//! [`Builtins`] is the manifest: one `#[toolset]` impl whose methods are the tools — the
+//! doc comment of each is the description the model reads, and the body is one line
+//! delegating to the tool's module. So far it has the file tools ([`fs`]); the other
+//! families arrive issue by issue.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use builtin_tools::Builtins;
+//! use tool_core::{ToolRegistry, Workspace};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let registry = ToolRegistry::new();
+//! Arc::new(Builtins::new(Workspace::open(dir.path()).unwrap())).register_all(&registry).unwrap();
+//! assert!(registry.contains("read_file"));
+//! ```
 
 #![warn(missing_docs)]
+
+pub mod fs;
+mod manifest;
+
+pub use manifest::Builtins;

@@ -20,7 +20,9 @@ pub(super) fn list(registry: &ToolRegistry, io: &mut Io<'_>) -> Result<(), CliEr
         } else {
             format!("[{}] ", hints.join(", "))
         };
-        writeln!(io.stdout, "{:width$}  {hints}{}", spec.name, spec.summary()).map_err(CliError::output)?;
+        // One line per tool, though a first sentence may wrap in the doc comment.
+        let summary = spec.summary().split_whitespace().collect::<Vec<_>>().join(" ");
+        writeln!(io.stdout, "{:width$}  {hints}{summary}", spec.name).map_err(CliError::output)?;
     }
     Ok(())
 }

@@ -98,9 +98,13 @@ pub fn main() -> ExitCode {
     ExitCode::from(status)
 }
 
-/// The built-in tools the binary serves; the tool families register here as they land.
-fn register_builtins(_registry: &ToolRegistry, _settings: &Settings) -> Result<(), String> {
-    Ok(())
+/// The built-in tools the binary serves, over `--workspace`.
+fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(), String> {
+    let builtins = std::sync::Arc::new(crate::builtin_tools::Builtins::new(settings.workspace.clone()));
+    builtins
+        .register_all(registry)
+        .map(drop)
+        .map_err(|error| error.to_string())
 }
 
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on

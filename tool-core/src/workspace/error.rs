@@ -80,14 +80,16 @@ pub enum WorkspaceError {
 }
 
 impl WorkspaceError {
-    /// An I/O error on `path`, read the way a model needs it: escapes refused by cap-std
-    /// are "outside", missing files "not found".
-    pub(crate) fn from_io(path: &str, source: io::Error) -> Self {
+    /// An I/O error on `path` (as shown to the model), classified the way a model needs
+    /// it: escapes refused by the capability handle are [`Outside`](Self::Outside),
+    /// missing files [`NotFound`](Self::NotFound), and so on.
+    pub fn from_io(path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
         // cap-std reports a resolution that would leave the directory (`..`, an absolute
         // symlink, a symlink pointing out) as `PermissionDenied` with this wording; it has
         // no dedicated error kind.
-        if source.kind() == io::ErrorKind::PermissionDenied && source.to_string().contains("outside of the filesystem")
+        if source.kind() == io::ErrorKind::PermissionDenied
+            && source.to_string().contains("outside of the filesystem")
         {
             return WorkspaceError::Outside { path };
         }
@@ -97,5 +99,13 @@ impl WorkspaceError {
             io::ErrorKind::AlreadyExists => WorkspaceError::AlreadyExists { path },
             _ => WorkspaceError::Io { path, source },
         }
+    }
+}
+
+/// A workspace error is a tool failure the model can act on: its message says what was
+/// wrong with the path.
+impl From<WorkspaceError> for crate::ToolError {
+    fn from(error: WorkspaceError) -> Self {
+        crate::ToolError::new(error.to_string())
     }
 }

@@ -146,7 +146,9 @@ impl Workspace {
             .dir
             .open_with(&relative, &options)
             .map_err(|source| WorkspaceError::from_io(&shown, source))?;
-        let metadata = file.metadata().map_err(|source| WorkspaceError::from_io(&shown, source))?;
+        let metadata = file
+            .metadata()
+            .map_err(|source| WorkspaceError::from_io(&shown, source))?;
         if metadata.is_dir() {
             return Err(WorkspaceError::IsDirectory { path: shown });
         }
@@ -191,12 +193,18 @@ impl Workspace {
     /// A path that is a symbolic link is written at the link's target when that lies
     /// inside the workspace; a link pointing out, or to nothing, is refused.
     /// [`WriteMode::Overwrite`] is atomic and keeps the file's permissions.
-    pub fn write_file(&self, path: &str, contents: &[u8], mode: WriteMode) -> Result<Written, WorkspaceError> {
+    pub fn write_file(
+        &self,
+        path: &str,
+        contents: &[u8],
+        mode: WriteMode,
+    ) -> Result<Written, WorkspaceError> {
         let relative = self.relative_path(path)?;
         let target = self.writable_target(&relative)?;
         let shown = Self::display(&target);
         let io_error = |source| WorkspaceError::from_io(&shown, source);
-        let (parent, name) = split(&target).ok_or_else(|| WorkspaceError::IsDirectory { path: shown.clone() })?;
+        let (parent, name) =
+            split(&target).ok_or_else(|| WorkspaceError::IsDirectory { path: shown.clone() })?;
         let parent_dir = if parent.as_os_str().is_empty() {
             self.dir.try_clone().map_err(io_error)?
         } else {
@@ -204,7 +212,10 @@ impl Workspace {
             self.dir.open_dir(parent).map_err(io_error)?
         };
         let created = write::write_in(&parent_dir, name, contents, mode).map_err(io_error)?;
-        Ok(Written { path: target, created })
+        Ok(Written {
+            path: target,
+            created,
+        })
     }
 
     /// Where a write to `relative` lands, after refusing what must not be written.
@@ -247,7 +258,11 @@ impl Workspace {
             },
             _ => path::normalized(target),
         };
-        match self.protected.iter().find(|protected| canonical.starts_with(protected)) {
+        match self
+            .protected
+            .iter()
+            .find(|protected| canonical.starts_with(protected))
+        {
             Some(protected) => Err(WorkspaceError::Protected {
                 path: Self::display(target),
                 protected: Self::display(protected),

@@ -27,7 +27,10 @@ fn files_inside_are_readable_and_escapes_are_refused() {
     symlink(outside.path().join("secret.txt"), temp.path().join("link")).unwrap();
     let error = ws.read_to_string("link").unwrap_err();
     assert!(matches!(error, WorkspaceError::Outside { .. }), "{error}");
-    assert_eq!(error.to_string(), "`link` is outside the workspace; use a path relative to the workspace root");
+    assert_eq!(
+        error.to_string(),
+        "`link` is outside the workspace; use a path relative to the workspace root"
+    );
 }
 
 #[test]
@@ -40,12 +43,21 @@ fn a_missing_root_is_an_open_error() {
 fn writes_create_parents_report_creation_and_keep_permissions() {
     let (temp, ws) = workspace();
     let written = ws.write("a/b/c.txt", "one").unwrap();
-    assert_eq!(written, Written { path: "a/b/c.txt".into(), created: true });
+    assert_eq!(
+        written,
+        Written {
+            path: "a/b/c.txt".into(),
+            created: true
+        }
+    );
     let path = temp.path().join("a/b/c.txt");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert!(!ws.write("a/b/c.txt", "two").unwrap().created);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let leftovers: Vec<_> = std::fs::read_dir(temp.path().join("a/b")).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary files stay behind");
 }
@@ -56,7 +68,11 @@ fn append_and_create_new() {
     assert!(ws.write_file("log.txt", b"a", WriteMode::Append).unwrap().created);
     assert!(!ws.write_file("log.txt", b"b", WriteMode::Append).unwrap().created);
     assert_eq!(ws.read_to_string("log.txt").unwrap(), "ab");
-    assert!(ws.write_file("new.txt", b"x", WriteMode::CreateNew).unwrap().created);
+    assert!(
+        ws.write_file("new.txt", b"x", WriteMode::CreateNew)
+            .unwrap()
+            .created
+    );
     let error = ws.write_file("new.txt", b"y", WriteMode::CreateNew).unwrap_err();
     assert!(matches!(error, WorkspaceError::AlreadyExists { .. }), "{error}");
     assert_eq!(ws.read_to_string("new.txt").unwrap(), "x");
@@ -78,19 +94,38 @@ fn symlinks_are_written_at_their_target_inside_and_refused_outside() {
     std::fs::write(temp.path().join("real.txt"), "old").unwrap();
     symlink("real.txt", temp.path().join("alias.txt")).unwrap();
     assert_eq!(ws.write("alias.txt", "new").unwrap().path, Path::new("real.txt"));
-    assert_eq!(std::fs::read_to_string(temp.path().join("real.txt")).unwrap(), "new");
-    assert!(std::fs::symlink_metadata(temp.path().join("alias.txt")).unwrap().is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(temp.path().join("real.txt")).unwrap(),
+        "new"
+    );
+    assert!(
+        std::fs::symlink_metadata(temp.path().join("alias.txt"))
+            .unwrap()
+            .is_symlink()
+    );
 
     let secret = outside.path().join("secret.txt");
     std::fs::write(&secret, "secret").unwrap();
     symlink(&secret, temp.path().join("out.txt")).unwrap();
-    assert!(matches!(ws.write("out.txt", "x"), Err(WorkspaceError::Outside { .. })));
+    assert!(matches!(
+        ws.write("out.txt", "x"),
+        Err(WorkspaceError::Outside { .. })
+    ));
     symlink(outside.path().join("missing"), temp.path().join("dangling")).unwrap();
-    assert!(matches!(ws.write("dangling", "x"), Err(WorkspaceError::Outside { .. })));
+    assert!(matches!(
+        ws.write("dangling", "x"),
+        Err(WorkspaceError::Outside { .. })
+    ));
     symlink("missing-inside", temp.path().join("broken")).unwrap();
-    assert!(matches!(ws.write("broken", "x"), Err(WorkspaceError::BrokenSymlink { .. })));
+    assert!(matches!(
+        ws.write("broken", "x"),
+        Err(WorkspaceError::BrokenSymlink { .. })
+    ));
     symlink(outside.path(), temp.path().join("outdir")).unwrap();
-    assert!(matches!(ws.write("outdir/new.txt", "x"), Err(WorkspaceError::Outside { .. })));
+    assert!(matches!(
+        ws.write("outdir/new.txt", "x"),
+        Err(WorkspaceError::Outside { .. })
+    ));
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret");
     assert!(!outside.path().join("new.txt").exists());
 }
@@ -101,15 +136,27 @@ fn read_only_and_protected_paths() {
     ws.write("memory/db.txt", "x").unwrap();
     let guarded = ws.clone().protect("memory");
     let error = guarded.write("memory/db.txt", "y").unwrap_err();
-    assert_eq!(error.to_string(), "`memory/db.txt` is in a protected part of the workspace (`memory`) and cannot be written");
-    assert!(matches!(guarded.write("./x/../memory/new", "y"), Err(WorkspaceError::Protected { .. })));
+    assert_eq!(
+        error.to_string(),
+        "`memory/db.txt` is in a protected part of the workspace (`memory`) and cannot be written"
+    );
+    assert!(matches!(
+        guarded.write("./x/../memory/new", "y"),
+        Err(WorkspaceError::Protected { .. })
+    ));
     symlink("memory", temp.path().join("mem")).unwrap();
-    assert!(matches!(guarded.write("mem/db.txt", "y"), Err(WorkspaceError::Protected { .. })));
+    assert!(matches!(
+        guarded.write("mem/db.txt", "y"),
+        Err(WorkspaceError::Protected { .. })
+    ));
     assert!(guarded.write("memory-notes.txt", "fine").is_ok());
     assert_eq!(guarded.read_to_string("memory/db.txt").unwrap(), "x");
 
     let read_only = ws.read_only(true);
-    assert!(matches!(read_only.write("a.txt", "y"), Err(WorkspaceError::ReadOnly { .. })));
+    assert!(matches!(
+        read_only.write("a.txt", "y"),
+        Err(WorkspaceError::ReadOnly { .. })
+    ));
 }
 
 #[test]
@@ -121,8 +168,20 @@ fn special_files_are_refused_without_blocking() {
     let error = ws.open_file("pipe").unwrap_err();
     assert_eq!(error.to_string(), "`pipe` is a FIFO, not a regular file");
     std::fs::create_dir(temp.path().join("sub")).unwrap();
-    assert!(matches!(ws.open_file("sub"), Err(WorkspaceError::IsDirectory { .. })));
-    assert!(matches!(ws.write("sub", "x"), Err(WorkspaceError::IsDirectory { .. })));
-    assert!(matches!(ws.write(".", "x"), Err(WorkspaceError::IsDirectory { .. })));
-    assert!(matches!(ws.open_file("missing"), Err(WorkspaceError::NotFound { .. })));
+    assert!(matches!(
+        ws.open_file("sub"),
+        Err(WorkspaceError::IsDirectory { .. })
+    ));
+    assert!(matches!(
+        ws.write("sub", "x"),
+        Err(WorkspaceError::IsDirectory { .. })
+    ));
+    assert!(matches!(
+        ws.write(".", "x"),
+        Err(WorkspaceError::IsDirectory { .. })
+    ));
+    assert!(matches!(
+        ws.open_file("missing"),
+        Err(WorkspaceError::NotFound { .. })
+    ));
 }

@@ -37,7 +37,10 @@ pub(super) fn write_in(dir: &Dir, name: &OsStr, contents: &[u8], mode: WriteMode
 }
 
 fn replace(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
-    let existing = dir.symlink_metadata(name).ok().filter(|metadata| metadata.is_file());
+    let existing = dir
+        .symlink_metadata(name)
+        .ok()
+        .filter(|metadata| metadata.is_file());
     let temp = write_temp(dir, name, contents, existing.as_ref().map(|m| m.permissions()))?;
     if let Err(error) = dir.rename(&temp, dir, name) {
         discard(dir, &temp);
@@ -126,8 +129,11 @@ fn remove_stale_temps(dir: &Dir, name: &OsStr) {
     let Ok(entries) = dir.entries() else { return };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else { continue };
-        if file_name.starts_with(&prefix) && file_name.ends_with(TEMP_SUFFIX) && !file_name.starts_with(&own) {
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        if file_name.starts_with(&prefix) && file_name.ends_with(TEMP_SUFFIX) && !file_name.starts_with(&own)
+        {
             discard(dir, OsStr::new(file_name));
         }
     }

@@ -1,0 +1,140 @@
+//! `edit_file`: change part of a text file — exact text, or a range of lines — and show
+//! the change as a unified diff.
+//!
+//! Models edit best by quoting the text to replace; when the quote is off, the error
+//! points at the closest region and how similar it is, so the next attempt can copy it
+//! exactly. Several edits apply all or nothing. The file keeps its line endings (CRLF
+//! stays CRLF) and whether it ends with a newline.
+
+mod apply;
+mod closest;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::{ToolError, Workspace};
+
+use apply::{Change, Document};
+
+/// Most diff text returned.
+const MAX_DIFF_BYTES: usize = 64 * 1024;
+
+/// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
+/// `new_text` inserted before `start_line`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Edit {
+    /// The exact text to replace, including whitespace and indentation; it must occur
+    /// once in the file (or set `replace_all`). Give this or `start_line`.
+    pub old_text: Option<String>,
+    /// The new text (empty to delete).
+    pub new_text: Option<String>,
+    /// Replace every occurrence of `old_text`.
+    pub replace_all: Option<bool>,
+    /// First line to replace, 1-based (instead of `old_text`).
+    #[schemars(range(min = 1))]
+    pub start_line: Option<u32>,
+    /// Last line to replace, inclusive. Default `start_line`.
+    #[schemars(range(min = 1))]
+    pub end_line: Option<u32>,
+    /// Insert `new_text` before `start_line` instead of replacing lines (`start_line` one
+    /// past the last line appends).
+    pub insert: Option<bool>,
+}
+
+/// Arguments of `edit_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditFileArgs {
+    /// Path of the file, relative to the workspace root.
+    pub path: String,
+    /// The edit, when making one.
+    #[serde(flatten)]
+    pub edit: Edit,
+    /// Several edits instead, applied in order (each to the result of the ones before),
+    /// all or nothing.
+    pub edits: Option<Vec<Edit>>,
+}
+
+/// Applies the edits to a file in the workspace and returns a summary and diff.
+pub fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
+    let changes = changes(args.edit, args.edits)?;
+    let bytes = ws.read(&args.path)?;
+    let shown = Workspace::display(&ws.relative_path(&args.path)?);
+    let original = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "`{shown}` is not UTF-8 text; edit_file edits text files only"
+        ))
+    })?;
+    let mut document = Document::new(&original);
+    let mut summary = Vec::new();
+    for (index, change) in changes.iter().enumerate() {
+        let done = document.apply(change).map_err(|problem| {
+            let which = if changes.len() > 1 {
+                format!(" (edit {} of {})", index + 1, changes.len())
+            } else {
+                String::new()
+            };
+            ToolError::new(format!(
+                "nothing was changed{which}: {}",
+                problem.describe(&shown)
+            ))
+        })?;
+        summary.push(done);
+    }
+    let edited = document.into_text();
+    if edited == original {
+        return Err(ToolError::new(
+            "the edit leaves the file as it is; nothing was changed",
+        ));
+    }
+    ws.write(&args.path, &edited)?;
+    Ok(format!(
+        "Edited `{shown}`: {}.\n{}",
+        summary.join("; "),
+        diff(&shown, &original, &edited)
+    ))
+}
+
+/// The edits asked for, checked for a complete and unambiguous combination of fields.
+fn changes(single: Edit, list: Option<Vec<Edit>>) -> Result<Vec<Change>, ToolError> {
+    let single_given = single.old_text.is_some() || single.new_text.is_some() || single.start_line.is_some();
+    match (single_given, list) {
+        (true, Some(_)) => Err(ToolError::new(
+            "give either one edit (old_text/start_line with new_text) or `edits`, not both",
+        )),
+        (false, None) => Err(ToolError::new(
+            "say what to change: old_text and new_text, or start_line and new_text, or a list of `edits`",
+        )),
+        (false, Some(list)) if list.is_empty() => Err(ToolError::new("`edits` is empty")),
+        (false, Some(list)) => {
+            let count = list.len();
+            list.into_iter()
+                .enumerate()
+                .map(|(index, edit)| {
+                    Change::from_edit(edit).map_err(|problem| {
+                        ToolError::new(format!("edit {} of {count}: {problem}", index + 1))
+                    })
+                })
+                .collect()
+        }
+        (true, None) => Ok(vec![Change::from_edit(single).map_err(ToolError::new)?]),
+    }
+}
+
+/// A unified diff with three lines of context, capped; CRs are left out so CRLF files
+/// read like any other.
+fn diff(shown: &str, before: &str, after: &str) -> String {
+    let before = before.replace("\r\n", "\n");
+    let after = after.replace("\r\n", "\n");
+    let text = similar::TextDiff::from_lines(&before, &after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    if text.len() <= MAX_DIFF_BYTES {
+        return text;
+    }
+    let kept = super::format::prefix_within(&text, MAX_DIFF_BYTES);
+    format!("{kept}\n[diff cut at {} of {} bytes]\n", kept.len(), text.len())
+}
+
+#[cfg(test)]
+mod tests;

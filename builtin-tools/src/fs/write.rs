@@ -1,0 +1,102 @@
+//! `write_file`: create, replace or append to a file, atomically when replacing.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::{ToolError, Workspace, WriteMode};
+
+use super::format::{human_size, plural};
+
+/// What to do when the file exists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Replace the file's content (atomically), or create it.
+    #[default]
+    Overwrite,
+    /// Add the content at the end of the file, or create it.
+    Append,
+    /// Create the file; fail if it already exists.
+    CreateNew,
+}
+
+/// Arguments of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// Path of the file, relative to the workspace root. Missing parent directories are
+    /// created.
+    pub path: String,
+    /// The complete text to write.
+    pub content: String,
+    /// What to do if the file exists. Default `overwrite`.
+    pub mode: Option<Mode>,
+}
+
+/// Writes a file in the workspace and says what happened.
+pub fn write_file(ws: &Workspace, args: WriteFileArgs) -> Result<String, ToolError> {
+    let mode = args.mode.unwrap_or_default();
+    let workspace_mode = match mode {
+        Mode::Overwrite => WriteMode::Overwrite,
+        Mode::Append => WriteMode::Append,
+        Mode::CreateNew => WriteMode::CreateNew,
+    };
+    let written = ws.write_file(&args.path, args.content.as_bytes(), workspace_mode)?;
+    let shown = Workspace::display(&written.path);
+    let amount = format!(
+        "{} ({})",
+        plural(line_count(&args.content), "line", "lines"),
+        human_size(args.content.len() as u64)
+    );
+    Ok(match (mode, written.created) {
+        (_, true) => format!("Created `{shown}` with {amount}."),
+        (Mode::Append, false) => format!("Appended {amount} to `{shown}`."),
+        _ => format!("Replaced the content of `{shown}` with {amount}."),
+    })
+}
+
+/// Lines as an editor counts them: a final line without `\n` counts.
+fn line_count(text: &str) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(path: &str, content: &str, mode: Option<Mode>) -> WriteFileArgs {
+        WriteFileArgs {
+            path: path.into(),
+            content: content.into(),
+            mode,
+        }
+    }
+
+    #[test]
+    fn create_replace_append_and_create_new() {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(temp.path()).unwrap();
+        let out = write_file(&ws, args("dir/a.txt", "one\ntwo\n", None)).unwrap();
+        assert_eq!(out, "Created `dir/a.txt` with 2 lines (8 B).");
+        let out = write_file(&ws, args("dir/a.txt", "x", None)).unwrap();
+        assert_eq!(out, "Replaced the content of `dir/a.txt` with 1 line (1 B).");
+        let out = write_file(&ws, args("dir/a.txt", "y\n", Some(Mode::Append))).unwrap();
+        assert_eq!(out, "Appended 1 line (2 B) to `dir/a.txt`.");
+        assert_eq!(
+            std::fs::read_to_string(temp.path().join("dir/a.txt")).unwrap(),
+            "xy\n"
+        );
+        let error = write_file(&ws, args("dir/a.txt", "z", Some(Mode::CreateNew))).unwrap_err();
+        assert!(error.to_string().contains("already exists"), "{error}");
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(temp.path()).unwrap();
+        let error = write_file(&ws, args("../evil.txt", "x", None)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`../evil.txt` is outside the workspace; use a path relative to the workspace root"
+        );
+    }
+}

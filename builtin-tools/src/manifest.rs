@@ -1,0 +1,71 @@
+//! The manifest of built-in tools: every tool, its description and its hints, in one
+//! place.
+
+use tool_core::{ToolError, ToolOutput, Workspace};
+use tool_macros::toolset;
+
+use crate::fs;
+
+/// The built-in tools and what they share: the workspace they work in.
+#[derive(Debug, Clone)]
+pub struct Builtins {
+    workspace: Workspace,
+}
+
+impl Builtins {
+    /// The built-in tools over a workspace.
+    pub fn new(workspace: Workspace) -> Self {
+        Self { workspace }
+    }
+
+    /// The workspace the tools work in.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+}
+
+#[toolset]
+impl Builtins {
+    /// Read a text file from the workspace as numbered lines.
+    ///
+    /// Returns up to 2000 lines (set `limit`, at most 5000) starting at `offset`
+    /// (1-based), with a header saying which lines of how many were returned; page
+    /// through long files with `offset`. Very long lines are cut. Images (PNG, JPEG, GIF,
+    /// WebP) are returned as images; other binary files are refused.
+    #[tool(read_only, idempotent, title = "Read file")]
+    fn read_file(&self, args: fs::read::ReadFileArgs) -> Result<ToolOutput, ToolError> {
+        fs::read::read_file(&self.workspace, args)
+    }
+
+    /// Write a text file in the workspace: create it, replace its content, or append.
+    ///
+    /// Missing parent directories are created. Replacing is atomic: the file is either
+    /// entirely old or entirely new, never half-written.
+    #[tool(destructive, title = "Write file")]
+    fn write_file(&self, args: fs::write::WriteFileArgs) -> Result<String, ToolError> {
+        fs::write::write_file(&self.workspace, args)
+    }
+
+    /// Edit a text file: replace an exact piece of text, or a range of lines, or insert
+    /// lines; several edits can be given at once and apply all or nothing.
+    ///
+    /// `old_text` must match the file exactly (whitespace included) and occur once,
+    /// unless `replace_all` is set; when it does not match, the error shows the closest
+    /// text. Returns a unified diff of the change. Line endings and the final newline
+    /// are kept.
+    #[tool(destructive, title = "Edit file")]
+    fn edit_file(&self, args: fs::edit::EditFileArgs) -> Result<String, ToolError> {
+        fs::edit::edit_file(&self.workspace, args)
+    }
+
+    /// List a directory of the workspace: subdirectories first, then files with their
+    /// sizes; symbolic links with their targets.
+    ///
+    /// Set `recursive` to include subdirectories (down to `max_depth`, default 3);
+    /// `.git`, `node_modules`, `target` and similar are shown but not descended into.
+    /// Hidden entries are left out unless `include_hidden` is set.
+    #[tool(read_only, idempotent, title = "List directory")]
+    fn list_dir(&self, args: fs::list::ListDirArgs) -> Result<String, ToolError> {
+        fs::list::list_dir(&self.workspace, args)
+    }
+}

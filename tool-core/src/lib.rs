@@ -25,6 +25,7 @@ mod dialect;
 mod dynamic;
 mod error;
 mod output;
+mod prose;
 pub mod registry;
 pub mod schema;
 mod spec;

@@ -22,7 +22,9 @@ use serde_json::{Map, Value};
 
 /// The canonical input schema for an argument type.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
-    let settings = SchemaSettings::draft2020_12().with_transform(CloseObjects);
+    let settings = SchemaSettings::draft2020_12()
+        .with_transform(CloseObjects)
+        .with_transform(UnwrapDescriptions);
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
     normalize_root(&mut value);
@@ -122,6 +124,19 @@ impl Transform for CloseObjects {
             && !has_composition(object)
         {
             object.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+}
+
+/// Rejoins the lines of doc-comment descriptions (see [`crate::prose`]).
+#[derive(Debug, Clone, Copy)]
+struct UnwrapDescriptions;
+
+impl Transform for UnwrapDescriptions {
+    fn transform(&mut self, schema: &mut Schema) {
+        transform_subschemas(self, schema);
+        if let Some(Value::String(description)) = schema.get_mut("description") {
+            *description = crate::prose::unwrap_soft_breaks(description);
         }
     }
 }

@@ -128,8 +128,12 @@ fn spec_of<T: TypedTool>() -> &'static ToolSpec {
     specs.entry(key).or_insert_with(|| Box::leak(Box::new(built)))
 }
 
+///
+/// Descriptions written as doc comments are rejoined where the comment was wrapped.
 pub(crate) fn build_spec<T: TypedTool>() -> ToolSpec {
-    T::meta().into_spec(
+    let mut meta = T::meta();
+    meta.description = crate::prose::unwrap_soft_breaks(&meta.description).into();
+    meta.into_spec(
         T::Args::input_schema(),
         <T::Output as IntoToolOutput>::output_schema(),
     )

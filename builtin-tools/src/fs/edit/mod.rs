@@ -9,6 +9,8 @@
 mod apply;
 mod closest;
 
+use std::io::Read as _;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::{ToolError, Workspace};
@@ -17,6 +19,8 @@ use apply::{Change, Document};
 
 /// Most diff text returned.
 const MAX_DIFF_BYTES: usize = 64 * 1024;
+/// Largest file edited (it is held in memory, twice, while the edits apply).
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
 /// `new_text` inserted before `start_line`.
@@ -56,13 +60,7 @@ pub struct EditFileArgs {
 /// Applies the edits to a file in the workspace and returns a summary and diff.
 pub fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
     let changes = changes(args.edit, args.edits)?;
-    let bytes = ws.read(&args.path)?;
-    let shown = Workspace::display(&ws.relative_path(&args.path)?);
-    let original = String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(format!(
-            "`{shown}` is not UTF-8 text; edit_file edits text files only"
-        ))
-    })?;
+    let (shown, original) = read_text(ws, &args.path)?;
     let mut document = Document::new(&original);
     let mut summary = Vec::new();
     for (index, change) in changes.iter().enumerate() {
@@ -91,6 +89,30 @@ pub fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError
         summary.join("; "),
         diff(&shown, &original, &edited)
     ))
+}
+
+/// The file's text, and its path as shown; files too large or not UTF-8 are refused.
+fn read_text(ws: &Workspace, path: &str) -> Result<(String, String), ToolError> {
+    let opened = ws.open_file(path)?;
+    let shown = Workspace::display(&opened.path);
+    let size = opened.metadata.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ToolError::new(format!(
+            "`{shown}` has {size} bytes; edit_file edits files up to {MAX_FILE_BYTES} bytes (use write_file to replace it)"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    opened
+        .file
+        .take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|error| ToolError::new(format!("cannot read `{shown}`: {error}")))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "`{shown}` is not UTF-8 text; edit_file edits text files only"
+        ))
+    })?;
+    Ok((shown, text))
 }
 
 /// The edits asked for, checked for a complete and unambiguous combination of fields.

@@ -5,3 +5,5 @@
 //! Empty for now: the tools arrive family by family (see the project's issues).
 
 #![warn(missing_docs)]
+
+pub mod fs;

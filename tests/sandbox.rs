@@ -119,6 +119,8 @@ async fn traversal_and_absolute_paths_outside_are_refused() {
         let edit = json!({"path": path, "old_text": "SECRET", "new_text": "pwned"});
         assert_refused(&sandbox.call("edit_file", edit).await, path);
         assert_refused(&sandbox.call("list_dir", json!({ "path": path })).await, path);
+        let search = json!({"pattern": "SECRET", "path": path});
+        assert_refused(&sandbox.call("file_search", search).await, path);
     }
     sandbox.assert_outside_untouched();
 }
@@ -277,6 +279,24 @@ async fn listing_never_leaves_and_ends_on_cycles() {
     assert!(!listing.is_error(), "{}", listing.text());
     assert!(!listing.text().contains("secret.txt"), "{}", listing.text());
     assert!(listing.text().contains("up -> .."), "{}", listing.text());
+    std::fs::write(
+        sandbox.ws.join("sub/deeper/found.txt"),
+        "SECRET-like but inside\n",
+    )
+    .unwrap();
+    for mode in ["content", "files"] {
+        let pattern = if mode == "content" { "SECRET" } else { "*.txt" };
+        let args =
+            json!({"pattern": pattern, "mode": mode, "include_hidden": true, "respect_gitignore": false});
+        let found = sandbox.call("file_search", args).await;
+        assert!(!found.is_error(), "{}", found.text());
+        assert!(found.text().contains("sub/deeper/found.txt"), "{}", found.text());
+        assert!(
+            !found.text().contains("secret.txt") && !found.text().contains("SECRET-outside"),
+            "{}",
+            found.text()
+        );
+    }
 }
 
 /// A thread swaps `swap` between a regular file and a symlink to a secret outside, as

@@ -68,4 +68,17 @@ impl Builtins {
     fn list_dir(&self, args: fs::list::ListDirArgs) -> Result<String, ToolError> {
         fs::list::list_dir(&self.workspace, args)
     }
+
+    /// Search the workspace: file contents by regular expression (or literal text), or
+    /// file names by glob (`mode: files`).
+    ///
+    /// Content results are `path:line: text`, grouped by file and sorted; `context_lines`
+    /// adds lines around each match. Case is ignored unless the pattern has an uppercase
+    /// letter (set `case_sensitive` to choose). Hidden files and files ignored by
+    /// `.gitignore` are skipped unless asked for; binary files are skipped. At most
+    /// `max_results` results are listed (default 100), with the total count.
+    #[tool(read_only, idempotent, title = "Search files")]
+    fn file_search(&self, args: fs::search::FileSearchArgs) -> Result<String, ToolError> {
+        fs::search::file_search(&self.workspace, args)
+    }
 }

@@ -12,4 +12,5 @@ mod kind;
 pub mod list;
 mod nearby;
 pub mod read;
+pub mod search;
 pub mod write;

@@ -342,3 +342,65 @@ fn the_binary_reports_usage_errors_in_one_line_without_panicking() {
         );
     }
 }
+
+#[test]
+fn the_binary_serves_the_built_in_tools_with_exec_settings_from_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let listed = binary(&["list"], dir.path());
+    let names: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect();
+    for tool in [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_dir",
+        "file_search",
+        "exec",
+    ] {
+        assert!(names.iter().any(|name| name == tool), "{tool} in {names:?}");
+    }
+
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        "[exec]\ndeny = ['\\bgit\\s+push\\b']\ndefault_timeout = \"5s\"\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let refused = binary(
+        &[
+            "--config",
+            config,
+            "call",
+            "exec",
+            r#"{"command": "git push origin main"}"#,
+        ],
+        dir.path(),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stdout).starts_with("refused by the command guard"));
+    let ran = binary(
+        &[
+            "--config",
+            config,
+            "call",
+            "exec",
+            r#"{"command": "echo hello > f.txt && cat f.txt"}"#,
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "exit code: 0\n--- stdout ---\nhello\n"
+    );
+
+    std::fs::write(dir.path().join("bad.toml"), "[exec]\ndeny = ['(']\n").unwrap();
+    let bad = binary(&["--config", "bad.toml", "list"], dir.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "agent-tools: invalid [exec] settings: invalid guard pattern `(`: unclosed group\n"
+    );
+}

@@ -1,21 +1,32 @@
 //! The manifest of built-in tools: every tool, its description and its hints, in one
 //! place.
 
-use tool_core::{ToolError, ToolOutput, Workspace};
+use tool_core::{ToolContext, ToolError, ToolOutput, Workspace};
 use tool_macros::toolset;
 
-use crate::fs;
+use crate::shell::{Exec, ExecConfig};
+use crate::{fs, shell};
 
-/// The built-in tools and what they share: the workspace they work in.
+/// The built-in tools and what they share: the workspace they work in and their
+/// configuration.
 #[derive(Debug, Clone)]
 pub struct Builtins {
     workspace: Workspace,
+    exec: Exec,
 }
 
 impl Builtins {
-    /// The built-in tools over a workspace.
+    /// The built-in tools over a workspace, with default settings.
     pub fn new(workspace: Workspace) -> Self {
-        Self { workspace }
+        let exec = Exec::new(ExecConfig::default())
+            .unwrap_or_else(|error| unreachable!("the default exec configuration is valid: {error}"));
+        Self { workspace, exec }
+    }
+
+    /// Sets how `exec` runs commands; fails if a guard pattern does not compile.
+    pub fn with_exec(mut self, config: ExecConfig) -> Result<Self, String> {
+        self.exec = Exec::new(config)?;
+        Ok(self)
     }
 
     /// The workspace the tools work in.
@@ -80,5 +91,18 @@ impl Builtins {
     #[tool(read_only, idempotent, title = "Search files")]
     fn file_search(&self, args: fs::search::FileSearchArgs) -> Result<String, ToolError> {
         fs::search::file_search(&self.workspace, args)
+    }
+
+    /// Run a shell command (`sh -c`) in the workspace and return its exit code, stdout
+    /// and stderr.
+    ///
+    /// Stdin is empty. The command is stopped, with everything it started, after
+    /// `timeout_secs` (default 60). Long output keeps its beginning and end. Commands
+    /// run in a sandbox that lets them write only inside the workspace and `$TMPDIR`;
+    /// the environment holds no secrets. Prefer the file tools for reading and editing
+    /// files.
+    #[tool(destructive, open_world, timeout = "11m", title = "Run command")]
+    async fn exec(&self, ctx: &ToolContext, args: shell::ExecArgs) -> Result<String, ToolError> {
+        shell::exec(&self.workspace, &self.exec, args, ctx).await
     }
 }

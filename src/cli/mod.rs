@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 pub use args::{Cli, Command, DialectArg, GlobalArgs, StrictArg};
-pub use config::Config;
+pub use config::{Config, ExecSection, SandboxSetting};
 
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
 
@@ -100,7 +100,10 @@ pub fn main() -> ExitCode {
 
 /// The built-in tools the binary serves, over `--workspace`.
 fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(), String> {
-    let builtins = std::sync::Arc::new(crate::builtin_tools::Builtins::new(settings.workspace.clone()));
+    let builtins = crate::builtin_tools::Builtins::new(settings.workspace.clone())
+        .with_exec(settings.config.exec.to_config())
+        .map_err(|error| format!("invalid [exec] settings: {error}"))?;
+    let builtins = std::sync::Arc::new(builtins);
     builtins
         .register_all(registry)
         .map(drop)

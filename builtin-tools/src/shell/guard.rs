@@ -1,0 +1,158 @@
+//! A courtesy guard against obviously destructive commands. Not a security boundary.
+//!
+//! Deny-lists over shell text are bypassed in minutes (`$(printf rm) -rf /`, base64 into
+//! `sh`, `python3 -c 'shutil.rmtree(…)'`); the boundary is the sandbox
+//! ([`ExecSandbox`](super::ExecSandbox)). The guard only stops a model from running the
+//! classic accidents by mistake, and says so when it does. Patterns are regular
+//! expressions, checked against every segment of the command (split at `;`, `&&`, `||`,
+//! `|`, `&`, newlines and command substitutions) and against the whole command; a segment
+//! that matches an allow pattern is let through.
+
+use regex::Regex;
+
+/// The default deny patterns.
+pub const DEFAULT_DENY: &[&str] = &[
+    // rm -rf of the root, the home directory or everything in them.
+    r"\brm\s+(-[a-zA-Z]*\s+|--[a-z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]*\s+)*(/|/\*|~|~/|~/\*|\$HOME|\$HOME/\*?)(\s|$)",
+    r"\brm\s+(-[a-zA-Z]*\s+)*--no-preserve-root\b",
+    // Making file systems, writing raw disks.
+    r"^(sudo\s+)?mkfs(\.[a-z0-9]+)?\b",
+    r"\bdd\b.*\bof=/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)",
+    r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk)[a-z0-9]*\b",
+    // Stopping the machine (as a command, not a word in an argument).
+    r"^(sudo\s+)?(shutdown|reboot|halt|poweroff)\b",
+    r"^(sudo\s+)?init\s+[06]\b",
+    r"^(sudo\s+)?systemctl\s+(poweroff|reboot|halt|kexec)\b",
+    // Fork bombs.
+    r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
+    // Taking the whole file system's permissions away.
+    r"\bchmod\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+[0-7]{3,4}\s+/(\s|$)",
+];
+
+/// Compiled deny and allow patterns.
+#[derive(Debug, Clone)]
+pub(crate) struct CommandGuard {
+    deny: Vec<Regex>,
+    allow: Vec<Regex>,
+}
+
+impl CommandGuard {
+    /// Compiles the patterns; an invalid one is a configuration error.
+    pub(crate) fn new(deny: &[String], allow: &[String]) -> Result<Self, String> {
+        let compile = |patterns: &[String]| -> Result<Vec<Regex>, String> {
+            patterns
+                .iter()
+                .map(|pattern| Regex::new(pattern).map_err(|error| invalid_pattern(pattern, &error)))
+                .collect()
+        };
+        Ok(Self {
+            deny: compile(deny)?,
+            allow: compile(allow)?,
+        })
+    }
+
+    /// The reason a command is refused, if it is.
+    pub(crate) fn check(&self, command: &str) -> Result<(), String> {
+        let segments = std::iter::once(command).chain(segments(command));
+        for segment in segments {
+            let segment = segment.trim();
+            if segment.is_empty() || self.allow.iter().any(|allow| allow.is_match(segment)) {
+                continue;
+            }
+            if let Some(deny) = self.deny.iter().find(|deny| deny.is_match(segment)) {
+                return Err(format!(
+                    "refused by the command guard: `{segment}` matches the deny pattern `{}`. The guard stops \
+                     common destructive commands; if this one is really intended, ask the user to run it",
+                    deny.as_str()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One line: the regex crate's messages point at the pattern over several lines, of which
+/// the last says what is wrong.
+fn invalid_pattern(pattern: &str, error: &regex::Error) -> String {
+    let text = error.to_string();
+    let reason = text
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_start_matches("error: ");
+    format!("invalid guard pattern `{pattern}`: {reason}")
+}
+
+/// The pieces a shell would run separately.
+fn segments(command: &str) -> impl Iterator<Item = &str> {
+    command
+        .split(['\n', ';', '&', '|', '`', '(', ')'])
+        .map(|segment| segment.trim_start_matches('$'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default_guard() -> CommandGuard {
+        let deny: Vec<String> = DEFAULT_DENY.iter().map(ToString::to_string).collect();
+        CommandGuard::new(&deny, &[]).unwrap()
+    }
+
+    #[test]
+    fn classic_accidents_are_refused() {
+        let guard = default_guard();
+        for command in [
+            "rm -rf /",
+            "rm -rf /*",
+            "rm -fr ~",
+            "sudo rm -r -f $HOME",
+            "cd x && rm -Rf / ",
+            "ls; rm -rf --no-preserve-root /tmp",
+            "echo $(rm -rf /)",
+            "mkfs.ext4 /dev/sda1",
+            "dd if=/dev/zero of=/dev/sda bs=1M",
+            "cat x > /dev/nvme0n1",
+            "shutdown -h now",
+            "sudo reboot",
+            ":(){ :|:& };:",
+            "chmod -R 777 /",
+        ] {
+            let error = guard.check(command).unwrap_err();
+            assert!(
+                error.starts_with("refused by the command guard"),
+                "{command}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_commands_pass() {
+        let guard = default_guard();
+        for command in [
+            "rm -rf target",
+            "rm -rf ./build/",
+            "rm file.txt",
+            "ls -la /",
+            "cargo test -- --nocapture",
+            "grep -r 'reboot' docs/",
+            "echo done | tee log.txt",
+            "dd if=input.img of=output.img",
+        ] {
+            assert!(guard.check(command).is_ok(), "{command}");
+        }
+    }
+
+    #[test]
+    fn allow_patterns_make_exceptions_and_bad_patterns_are_reported() {
+        let deny = vec![r"\bcurl\b".to_owned()];
+        let guard = CommandGuard::new(&deny, &[r"^curl https://internal\.example/".to_owned()]).unwrap();
+        assert!(guard.check("curl https://internal.example/x").is_ok());
+        assert!(guard.check("curl https://elsewhere.example/").is_err());
+        assert!(
+            CommandGuard::new(&["(".to_owned()], &[])
+                .unwrap_err()
+                .starts_with("invalid guard pattern `(`")
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! Running one command: its own process group, bounded output, and a kill that reaches
+//! every process it started.
+//!
+//! The command is the leader of a new process group, so a timeout or a cancellation can
+//! signal the whole tree (SIGTERM, then SIGKILL after a grace period). The child also
+//! gets `PR_SET_PDEATHSIG`, so it dies if the agent dies. Reading the output never waits
+//! on a grandchild that keeps the pipes open: once the command has ended, the pipes get a
+//! short drain period and are then abandoned (and their holders killed).
+
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::HeadTail;
+use super::sandbox::{self, Confinement};
+
+/// How long output may still arrive after the command ended.
+const DRAIN: Duration = Duration::from_millis(500);
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The command exited (or was killed by a signal it got from elsewhere).
+    Exited(ExitStatus),
+    /// The time limit ran out; the process group was killed.
+    TimedOut,
+    /// The caller cancelled; the process group was killed.
+    Cancelled,
+}
+
+/// What a run produced.
+pub(crate) struct Finished {
+    pub(crate) ending: Ending,
+    pub(crate) stdout: HeadTail,
+    pub(crate) stderr: HeadTail,
+}
+
+/// Limits and signals for one run.
+pub(crate) struct RunLimits {
+    pub(crate) timeout: Duration,
+    pub(crate) kill_grace: Duration,
+    pub(crate) output_limit: usize,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// Spawns `command` (already configured with program, arguments, directory and
+/// environment) and supervises it to the end.
+pub(crate) async fn run(
+    mut command: Command,
+    confinement: Confinement,
+    limits: RunLimits,
+) -> std::io::Result<Finished> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    prepare_child(&mut command, confinement);
+    let mut child = command.spawn()?;
+    let group = ProcessGroup(child.id().and_then(|pid| i32::try_from(pid).ok()));
+    let stdout = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
+    let stderr = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
+    let mut readers = [
+        child
+            .stdout
+            .take()
+            .map(|pipe| tokio::spawn(pump(pipe, stdout.clone()))),
+        child
+            .stderr
+            .take()
+            .map(|pipe| tokio::spawn(pump(pipe, stderr.clone()))),
+    ];
+    let ending = tokio::select! {
+        status = child.wait() => Ending::Exited(status?),
+        () = tokio::time::sleep(limits.timeout) => Ending::TimedOut,
+        () = limits.cancel.cancelled() => Ending::Cancelled,
+    };
+    if !matches!(ending, Ending::Exited(_)) {
+        group.terminate(&mut child, limits.kill_grace).await;
+    }
+    let drained = tokio::time::timeout(DRAIN, async {
+        for reader in readers.iter_mut().flatten() {
+            // A reader only fails if it panicked; what it captured is kept either way.
+            let _ = reader.await;
+        }
+    })
+    .await;
+    if drained.is_err() {
+        // Something the command started still holds the pipes: stop it and stop reading.
+        group.signal(libc::SIGKILL);
+        readers.iter().flatten().for_each(tokio::task::JoinHandle::abort);
+    }
+    group.disarm();
+    Ok(Finished {
+        ending,
+        stdout: take(&stdout),
+        stderr: take(&stderr),
+    })
+}
+
+/// Sets what the child does between `fork` and `exec`: die with us, and confine itself.
+fn prepare_child(command: &mut Command, confinement: Confinement) {
+    let mut ruleset = match confinement {
+        Confinement::Landlock(ruleset) => Some(ruleset),
+        Confinement::Unconfined(_) => None,
+    };
+    // SAFETY: the closure runs in the forked child before `exec`. It only makes
+    // system calls (prctl, landlock_restrict_self) and, on failure, builds an error.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            match ruleset.take() {
+                Some(ruleset) => sandbox::apply(ruleset),
+                None => Ok(()),
+            }
+        });
+    }
+}
+
+/// Copies a pipe into a shared capture until it closes.
+async fn pump(mut pipe: impl AsyncRead + Unpin, capture: Arc<Mutex<HeadTail>>) {
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        match pipe.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(read) => capture
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(&buffer[..read]),
+        }
+    }
+}
+
+fn take(capture: &Arc<Mutex<HeadTail>>) -> HeadTail {
+    std::mem::replace(
+        &mut capture.lock().unwrap_or_else(PoisonError::into_inner),
+        HeadTail::new(0),
+    )
+}
+
+/// The command's process group. Dropped before [`disarm`](Self::disarm) — when the
+/// caller stops waiting, e.g. the registry's timeout drops the call — it kills the group.
+struct ProcessGroup(Option<i32>);
+
+impl ProcessGroup {
+    fn signal(&self, signal: i32) {
+        if let Some(group) = self.0 {
+            // SAFETY: killpg only sends a signal; a group that no longer exists is ESRCH.
+            unsafe {
+                libc::killpg(group, signal);
+            }
+        }
+    }
+
+    /// SIGTERM, then SIGKILL if the leader has not exited within `grace`.
+    async fn terminate(&self, child: &mut tokio::process::Child, grace: Duration) {
+        self.signal(libc::SIGTERM);
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            self.signal(libc::SIGKILL);
+            let _ = child.wait().await;
+        }
+        // Members that ignored SIGTERM while the leader exited.
+        self.signal(libc::SIGKILL);
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.signal(libc::SIGKILL);
+    }
+}

@@ -22,5 +22,6 @@
 
 pub mod fs;
 mod manifest;
+pub mod web;
 
 pub use manifest::Builtins;

@@ -401,6 +401,6 @@ fn the_binary_serves_the_built_in_tools_with_exec_settings_from_the_config() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
-        "agent-tools: invalid [exec] settings: invalid guard pattern `(`: unclosed group\n"
+        "agent-tools: invalid exec settings: invalid guard pattern `(`: unclosed group\n"
     );
 }

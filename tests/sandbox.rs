@@ -43,7 +43,7 @@ impl Sandbox {
             .default_timeout(Duration::from_secs(20))
             .build();
         let workspace = Workspace::open(&ws).unwrap();
-        Arc::new(Builtins::new(workspace))
+        Arc::new(Builtins::new(workspace).unwrap())
             .register_all(&registry)
             .unwrap();
         Self {

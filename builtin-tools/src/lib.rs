@@ -14,7 +14,7 @@
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let registry = ToolRegistry::new();
-//! Arc::new(Builtins::new(Workspace::open(dir.path()).unwrap())).register_all(&registry).unwrap();
+//! Arc::new(Builtins::new(Workspace::open(dir.path()).unwrap()).unwrap()).register_all(&registry).unwrap();
 //! assert!(registry.contains("read_file"));
 //! ```
 
@@ -23,5 +23,6 @@
 pub mod fs;
 mod manifest;
 pub mod shell;
+pub mod web;
 
-pub use manifest::Builtins;
+pub use manifest::{Builtins, BuiltinsBuilder};

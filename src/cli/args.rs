@@ -31,6 +31,10 @@ pub struct GlobalArgs {
     /// Append one JSON line per tool call to this file.
     #[arg(long, global = true, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
+    /// Let web_fetch reach private, loopback and link-local addresses (turns the SSRF
+    /// guard off).
+    #[arg(long, global = true)]
+    pub allow_private_network: bool,
 }
 
 /// The subcommands.

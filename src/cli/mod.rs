@@ -64,6 +64,8 @@ pub struct Settings {
     pub workspace: Workspace,
     /// The `--config` file's settings (defaults without one).
     pub config: Config,
+    /// `--allow-private-network`: web tools may reach private addresses.
+    pub allow_private_network: bool,
 }
 
 /// A usage or configuration error of the command line itself (not of a tool): one line
@@ -100,10 +102,18 @@ pub fn main() -> ExitCode {
 
 /// The built-in tools the binary serves, over `--workspace`.
 fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(), String> {
-    let builtins = crate::builtin_tools::Builtins::new(settings.workspace.clone())
-        .with_exec(settings.config.exec.to_config())
-        .map_err(|error| format!("invalid [exec] settings: {error}"))?;
-    let builtins = std::sync::Arc::new(builtins);
+    use crate::builtin_tools::{Builtins, web};
+    let fetch = web::FetchConfig::default().allow_private_network(settings.allow_private_network);
+    let mut builder = Builtins::builder(settings.workspace.clone())
+        .exec(settings.config.exec.to_config())
+        .fetch(fetch);
+    if let Some(key) = std::env::var("BRAVE_API_KEY")
+        .ok()
+        .filter(|key| !key.trim().is_empty())
+    {
+        builder = builder.search(web::SearchConfig::new(key));
+    }
+    let builtins = std::sync::Arc::new(builder.build()?);
     builtins
         .register_all(registry)
         .map(drop)
@@ -186,7 +196,11 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
             .map_err(|error| CliError(format!("cannot find the current directory: {error}")))?,
     };
     let workspace = Workspace::open(&root).map_err(|error| CliError(error.to_string()))?;
-    Ok(Settings { workspace, config })
+    Ok(Settings {
+        workspace,
+        config,
+        allow_private_network: global.allow_private_network,
+    })
 }
 
 fn build_registry(global: &GlobalArgs, settings: &Settings) -> Result<ToolRegistry, CliError> {

@@ -7,8 +7,8 @@
 //! comments are what the model reads) and its logic.
 
 pub mod edit;
-mod format;
-mod kind;
+pub(crate) mod format;
+pub(crate) mod kind;
 pub mod list;
 mod nearby;
 pub mod read;

@@ -1,0 +1,35 @@
+//! The web tools: `web_fetch` reads a URL, `web_search` asks the Brave Search API.
+//!
+//! A fetch is driven by the model, and so by whatever text the model last read: a page
+//! can ask it to fetch `http://169.254.169.254/latest/meta-data/` or an admin panel on
+//! the local network. [`Fetcher`] therefore reaches only public internet addresses
+//! unless configured otherwise. The guard judges IP literals in the URL before any
+//! request, and host names inside the HTTP client's own resolver: checking a name and
+//! letting the client resolve it again would let a DNS server answer the check with a
+//! public address and the connection with `127.0.0.1` (DNS rebinding), so there is one
+//! resolution, and its checked answer is what the client connects to. Redirects are
+//! followed by hand so that every hop is judged the same way.
+//!
+//! Bodies are read as a stream and capped after decompression; pages are reduced to
+//! their main content (Readability) and converted to Markdown, so that a model spends
+//! its context on the article, not on navigation and scripts.
+
+mod address;
+mod body;
+mod config;
+mod content;
+mod fetch;
+mod guard;
+mod html;
+mod resolve;
+mod search;
+mod web_fetch;
+
+pub use config::FetchConfig;
+pub use content::FetchFormat;
+pub use fetch::{FetchError, Fetched, Fetcher};
+pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs, web_search};
+pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs, web_fetch};
+
+#[cfg(test)]
+mod tests;

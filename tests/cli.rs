@@ -404,3 +404,62 @@ fn the_binary_serves_the_built_in_tools_with_exec_settings_from_the_config() {
         "agent-tools: invalid exec settings: invalid guard pattern `(`: unclosed group\n"
     );
 }
+
+/// A one-shot HTTP server on 127.0.0.1 that answers every connection with `body`.
+fn local_server(body: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = std::io::Write::write_all(&mut stream, response.as_bytes());
+        }
+    });
+    format!("http://{address}/")
+}
+
+#[test]
+fn web_fetch_refuses_private_addresses_unless_allowed_and_search_needs_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = local_server("hello from loopback");
+    let arguments = format!(r#"{{"url": "{url}"}}"#);
+    let refused = binary(&["call", "web_fetch", &arguments], dir.path());
+    assert_eq!(refused.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&refused.stdout);
+    assert!(
+        text.contains("127.0.0.1") && !text.contains("hello from loopback"),
+        "{text}"
+    );
+    let allowed = binary(
+        &["--allow-private-network", "call", "web_fetch", &arguments],
+        dir.path(),
+    );
+    assert_eq!(
+        allowed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&allowed.stdout)
+    );
+    assert!(String::from_utf8_lossy(&allowed.stdout).contains("hello from loopback"));
+
+    let without_key = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .arg("list")
+        .current_dir(dir.path())
+        .env_remove("BRAVE_API_KEY")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&without_key.stdout).contains("web_search"));
+    let with_key = Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .arg("list")
+        .current_dir(dir.path())
+        .env("BRAVE_API_KEY", "test-key")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&with_key.stdout).contains("web_search"));
+}

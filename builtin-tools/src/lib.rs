@@ -20,6 +20,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod fs;
 mod manifest;
 pub mod shell;

@@ -1,22 +1,38 @@
 //! The manifest of built-in tools: every tool, its description and its hints, in one
 //! place.
 
+use std::sync::Arc;
+
 use tool_core::{ToolContext, ToolError, ToolOutput, Workspace};
 use tool_macros::toolset;
 
+use crate::agent::SubagentManager;
 use crate::shell::{Exec, ExecConfig};
 use crate::web::{FetchConfig, Fetcher, SearchConfig, Searcher};
-use crate::{fs, shell, web};
+use crate::{agent, fs, shell, web};
 
 /// The built-in tools and what they share: the workspace they work in and their
 /// configuration.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Builtins {
     workspace: Workspace,
     exec: Exec,
     fetcher: Fetcher,
     /// `web_search` is registered only with a search API key.
     searcher: Option<Searcher>,
+    /// `spawn` is registered only with a sub-agent manager.
+    subagents: Option<Arc<dyn SubagentManager>>,
+}
+
+impl std::fmt::Debug for Builtins {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builtins")
+            .field("workspace", &self.workspace.root())
+            .field("exec", &self.exec)
+            .field("web_search", &self.searcher.is_some())
+            .field("spawn", &self.subagents.is_some())
+            .finish()
+    }
 }
 
 impl Builtins {
@@ -32,6 +48,7 @@ impl Builtins {
             exec: ExecConfig::default(),
             fetch: FetchConfig::default(),
             search: None,
+            subagents: None,
         }
     }
 
@@ -42,13 +59,13 @@ impl Builtins {
 }
 
 /// Settings for [`Builtins`], checked by [`build`](Self::build).
-#[derive(Debug)]
 #[must_use]
 pub struct BuiltinsBuilder {
     workspace: Workspace,
     exec: ExecConfig,
     fetch: FetchConfig,
     search: Option<SearchConfig>,
+    subagents: Option<Arc<dyn SubagentManager>>,
 }
 
 impl BuiltinsBuilder {
@@ -70,6 +87,13 @@ impl BuiltinsBuilder {
         self
     }
 
+    /// Enables `spawn` with a sub-agent manager (e.g.
+    /// [`LocalSubagents`](crate::agent::LocalSubagents)).
+    pub fn subagents(mut self, manager: Arc<dyn SubagentManager>) -> Self {
+        self.subagents = Some(manager);
+        self
+    }
+
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, String> {
         Ok(Builtins {
@@ -81,6 +105,7 @@ impl BuiltinsBuilder {
                 .map(Searcher::new)
                 .transpose()
                 .map_err(|error| format!("invalid web_search settings: {error}"))?,
+            subagents: self.subagents,
             workspace: self.workspace,
         })
     }
@@ -179,6 +204,21 @@ impl Builtins {
             None => Err(ToolError::new(
                 "web search is not configured (no Brave Search API key)",
             )),
+        }
+    }
+
+    /// Start a sub-agent on a task and return at once; the sub-agent works in the
+    /// background with the same tools (except spawn) and its result is delivered when
+    /// it finishes.
+    ///
+    /// Use it for independent pieces of work that can run in parallel. The sub-agent sees
+    /// only `task`, so make it complete: the goal, the relevant files or facts, and what
+    /// to report.
+    #[tool(open_world, enabled = self.subagents.is_some(), title = "Start sub-agent")]
+    async fn spawn(&self, args: agent::SpawnArgs) -> Result<String, ToolError> {
+        match &self.subagents {
+            Some(manager) => agent::spawn(manager.as_ref(), args),
+            None => Err(ToolError::new("sub-agents are not configured")),
         }
     }
 }

@@ -1,0 +1,34 @@
+//! What runs a sub-agent: anything that turns a task and a set of tools into an answer.
+
+use tokio_util::sync::CancellationToken;
+use tool_core::{BoxFuture, ToolRegistry};
+
+/// Runs one agent: a task, the tools it may use, and a token that says when to stop.
+/// Returns the final answer or why there is none.
+pub trait AgentRunner: Send + Sync + 'static {
+    /// Works on `task` with `tools` until it has an answer, fails, or `cancel` fires.
+    fn run(
+        &self,
+        task: String,
+        tools: ToolRegistry,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<String, String>>;
+}
+
+/// Closures are runners: handy for tests and for wrapping another agent framework.
+impl<F> AgentRunner for F
+where
+    F: Fn(String, ToolRegistry, CancellationToken) -> BoxFuture<'static, Result<String, String>>
+        + Send
+        + Sync
+        + 'static,
+{
+    fn run(
+        &self,
+        task: String,
+        tools: ToolRegistry,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        self(task, tools, cancel)
+    }
+}

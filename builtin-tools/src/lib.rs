@@ -21,9 +21,14 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+mod config;
 pub mod fs;
 mod manifest;
 pub mod shell;
 pub mod web;
 
+pub use config::{
+    BuiltinConfig, ExecSection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection, register_all,
+    register_all_with_env,
+};
 pub use manifest::{Builtins, BuiltinsBuilder};

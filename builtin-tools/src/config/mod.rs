@@ -1,0 +1,136 @@
+//! [`BuiltinConfig`]: which built-in tools to register and how they behave, as one
+//! value that deserializes from TOML (the CLI's `--config` file).
+//!
+//! Every section is optional and every key has a default, so an empty file is a valid
+//! configuration. Tools that need something external (an API key, a model endpoint) are
+//! registered only when their section provides it. Secrets are named by environment
+//! variable (`api_key_env`) rather than written into the file.
+
+mod duration;
+mod sections;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use tool_core::{ToolRegistry, Workspace};
+
+pub use sections::{ExecSection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection};
+
+use crate::Builtins;
+use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
+use crate::web::SearchConfig;
+
+/// The built-in tools' configuration.
+///
+/// ```
+/// let config: builtin_tools::BuiltinConfig = toml::from_str(r#"
+///     [workspace]
+///     protect = ["secrets"]
+///
+///     [exec]
+///     default_timeout = "2m"
+///     network = false
+///
+///     [web]
+///     search_api_key_env = "BRAVE_API_KEY"
+/// "#).unwrap();
+/// assert_eq!(config.exec.to_config().default_timeout.as_secs(), 120);
+/// ```
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct BuiltinConfig {
+    /// The workspace: its root (when not given otherwise), read-only mode, protected
+    /// paths.
+    pub workspace: WorkspaceSection,
+    /// How `exec` runs commands.
+    pub exec: ExecSection,
+    /// `web_fetch`'s guard and `web_search`'s key.
+    pub web: WebSection,
+    /// Sub-agents for `spawn`; absent means no `spawn`.
+    pub subagents: Option<SubagentsSection>,
+}
+
+impl BuiltinConfig {
+    /// Reads environment variables the configuration names (API keys) through `env`, so
+    /// tests can supply them.
+    fn secret(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+        env(name).filter(|value| !value.trim().is_empty())
+    }
+}
+
+/// Registers the built-in tools `config` enables on `registry`, working in
+/// `workspace_root` (or the configuration's `workspace.root`); returns their names.
+pub fn register_all(
+    registry: &ToolRegistry,
+    workspace_root: Option<PathBuf>,
+    config: &BuiltinConfig,
+) -> Result<Vec<String>, String> {
+    register_all_with_env(registry, workspace_root, config, &|name| std::env::var(name).ok())
+}
+
+/// [`register_all`] with the environment given as a function.
+pub fn register_all_with_env(
+    registry: &ToolRegistry,
+    workspace_root: Option<PathBuf>,
+    config: &BuiltinConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let root = workspace_root
+        .or_else(|| config.workspace.root.clone())
+        .map_or_else(std::env::current_dir, Ok)
+        .map_err(|error| format!("cannot find the current directory: {error}"))?;
+    let workspace = config.workspace.open(&root)?;
+    let mut builder = Builtins::builder(workspace)
+        .exec(config.exec.to_config())
+        .fetch(config.web.fetch_config());
+    if let Some(key) = BuiltinConfig::secret(env, &config.web.search_api_key_env) {
+        let mut search = SearchConfig::new(key);
+        if let Some(endpoint) = &config.web.search_endpoint {
+            search = search.endpoint(endpoint.clone());
+        }
+        builder = builder.search(search);
+    }
+    if let Some(subagents) = &config.subagents {
+        let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);
+        let runner = subagents.runner(api_key)?;
+        builder = builder.subagents(Arc::new(subagents.manager(runner, registry.clone())));
+    }
+    Arc::new(builder.build()?)
+        .register_all(registry)
+        .map_err(|error| error.to_string())
+}
+
+impl SubagentsSection {
+    fn runner(&self, api_key: Option<String>) -> Result<OpenAiCompatibleRunner, String> {
+        let mut runner =
+            OpenAiCompatibleRunner::new(&self.base_url, &self.model)?.max_iterations(self.max_iterations);
+        if let Some(key) = api_key {
+            runner = runner.api_key(key);
+        }
+        Ok(runner)
+    }
+
+    fn manager(&self, runner: OpenAiCompatibleRunner, registry: ToolRegistry) -> LocalSubagents {
+        LocalSubagents::builder(runner, registry)
+            .max_concurrent(self.max_concurrent)
+            .timeout(self.timeout)
+            .build()
+    }
+}
+
+impl WorkspaceSection {
+    fn open(&self, root: &std::path::Path) -> Result<Workspace, String> {
+        let mut workspace = Workspace::open(root)
+            .map_err(|error| error.to_string())?
+            .read_only(self.read_only);
+        for path in &self.protect {
+            workspace = workspace.protect(path);
+        }
+        Ok(workspace)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! The sections of [`BuiltinConfig`](super::BuiltinConfig).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::shell::{ExecConfig, ExecSandbox};
+use crate::web::FetchConfig;
+
+/// `[workspace]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct WorkspaceSection {
+    /// The root, when the caller gives none (the CLI's `--workspace` wins).
+    pub root: Option<PathBuf>,
+    /// Refuse every write.
+    pub read_only: bool,
+    /// Paths (relative to the root) the write tools refuse.
+    pub protect: Vec<PathBuf>,
+}
+
+/// `[exec]`; every key defaults to [`ExecConfig::default`].
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ExecSection {
+    /// The shell (`/bin/sh`).
+    pub shell: Option<PathBuf>,
+    /// Time limit of a command that sets none (`"60s"`).
+    #[serde(deserialize_with = "super::duration::parse_option")]
+    pub default_timeout: Option<Duration>,
+    /// Most output returned, in bytes.
+    pub output_limit: Option<usize>,
+    /// Inherited environment variables passed besides the default allow-list.
+    pub env_allow: Vec<String>,
+    /// Guard deny patterns (regular expressions); replace the defaults when given.
+    pub deny: Option<Vec<String>>,
+    /// Guard allow patterns.
+    pub allow: Vec<String>,
+    /// `"landlock"` (default) or `"none"`.
+    pub sandbox: Option<SandboxSetting>,
+    /// Refuse to run commands when the sandbox cannot be enforced.
+    pub require_sandbox: Option<bool>,
+    /// Whether commands may open TCP connections.
+    pub network: Option<bool>,
+}
+
+/// `sandbox = "landlock" | "none"`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxSetting {
+    /// Landlock.
+    Landlock,
+    /// No sandbox.
+    None,
+}
+
+impl ExecSection {
+    /// The exec configuration: the defaults with this section's keys applied.
+    pub fn to_config(&self) -> ExecConfig {
+        let mut config = ExecConfig::default();
+        if let Some(shell) = &self.shell {
+            config.shell = shell.clone();
+        }
+        config.default_timeout = self.default_timeout.unwrap_or(config.default_timeout);
+        config.output_limit = self.output_limit.unwrap_or(config.output_limit);
+        config.env_allow = self.env_allow.clone();
+        if let Some(deny) = &self.deny {
+            config.deny = deny.clone();
+        }
+        config.allow = self.allow.clone();
+        config.sandbox = match self.sandbox {
+            Some(SandboxSetting::None) => ExecSandbox::None,
+            Some(SandboxSetting::Landlock) | None => ExecSandbox::Landlock,
+        };
+        config.require_sandbox = self.require_sandbox.unwrap_or(config.require_sandbox);
+        config.network = self.network.unwrap_or(config.network);
+        config
+    }
+}
+
+/// `[web]`.
+#[derive(Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct WebSection {
+    /// Let `web_fetch` reach private and loopback addresses (the SSRF guard off).
+    pub allow_private_network: bool,
+    /// The environment variable holding the Brave Search API key; `web_search` is
+    /// registered when it is set. Default `BRAVE_API_KEY`.
+    pub search_api_key_env: String,
+    /// Another search endpoint (tests, proxies).
+    pub search_endpoint: Option<String>,
+}
+
+impl Default for WebSection {
+    fn default() -> Self {
+        Self {
+            allow_private_network: false,
+            search_api_key_env: "BRAVE_API_KEY".to_owned(),
+            search_endpoint: None,
+        }
+    }
+}
+
+impl WebSection {
+    /// The fetch configuration this section describes.
+    pub fn fetch_config(&self) -> FetchConfig {
+        FetchConfig::default().allow_private_network(self.allow_private_network)
+    }
+}
+
+/// `[subagents]`: an OpenAI-compatible model for `spawn`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SubagentsSection {
+    /// The endpoint's base URL, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// The model name.
+    pub model: String,
+    /// The environment variable holding the API key. Default `OPENAI_API_KEY`.
+    #[serde(default = "default_api_key_env")]
+    pub api_key_env: String,
+    /// Most model turns per sub-agent. Default 20.
+    #[serde(default = "default_max_iterations")]
+    pub max_iterations: usize,
+    /// Most sub-agents working at once. Default 4.
+    #[serde(default = "default_max_concurrent")]
+    pub max_concurrent: usize,
+    /// Time limit per sub-agent. Default 10 minutes.
+    #[serde(
+        default = "default_subagent_timeout",
+        deserialize_with = "super::duration::parse"
+    )]
+    pub timeout: Duration,
+}
+
+fn default_api_key_env() -> String {
+    "OPENAI_API_KEY".to_owned()
+}
+
+fn default_max_iterations() -> usize {
+    20
+}
+
+fn default_max_concurrent() -> usize {
+    4
+}
+
+fn default_subagent_timeout() -> Duration {
+    Duration::from_secs(600)
+}

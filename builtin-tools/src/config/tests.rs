@@ -1,0 +1,104 @@
+use super::*;
+
+fn parse(text: &str) -> Result<BuiltinConfig, String> {
+    toml::from_str(text).map_err(|error| error.to_string())
+}
+
+fn registered(config: &BuiltinConfig, env: &[(&str, &str)]) -> Vec<String> {
+    let temp = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    let lookup = |name: &str| {
+        env.iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.to_string())
+    };
+    register_all_with_env(&registry, Some(temp.path().to_path_buf()), config, &lookup).unwrap()
+}
+
+#[test]
+fn every_section_parses_and_an_empty_file_is_valid() {
+    let config = parse(
+        r#"
+        [workspace]
+        read_only = true
+        protect = [".agent-tools"]
+        [exec]
+        shell = "/bin/bash"
+        default_timeout = "90s"
+        output_limit = 4096
+        env_allow = ["GITHUB_TOKEN"]
+        sandbox = "none"
+        network = false
+        [web]
+        allow_private_network = true
+        search_api_key_env = "MY_BRAVE_KEY"
+        [subagents]
+        base_url = "http://127.0.0.1:1/v1"
+        model = "small"
+        timeout = "5m"
+        "#,
+    )
+    .unwrap();
+    let exec = config.exec.to_config();
+    assert_eq!(exec.default_timeout.as_secs(), 90);
+    assert_eq!((exec.output_limit, exec.network), (4096, false));
+    assert_eq!(exec.sandbox, crate::shell::ExecSandbox::None);
+    assert!(config.web.fetch_config().allow_private_network);
+    let subagents = config.subagents.as_ref().unwrap();
+    assert_eq!((subagents.max_iterations, subagents.timeout.as_secs()), (20, 300));
+    assert!(parse("").is_ok());
+}
+
+#[test]
+fn mistakes_are_named() {
+    let error = parse("[exec]\ntimeout = \"1s\"\n").unwrap_err();
+    assert!(error.contains("unknown field `timeout`"), "{error}");
+    let error = parse("[exec]\ndefault_timeout = \"soon\"\n").unwrap_err();
+    assert!(error.contains("invalid duration `soon`"), "{error}");
+    let error = parse("[subagents]\nmodel = \"m\"\n").unwrap_err();
+    assert!(error.contains("missing field `base_url`"), "{error}");
+}
+
+#[test]
+fn tools_with_dependencies_register_only_with_them() {
+    let plain = registered(&BuiltinConfig::default(), &[]);
+    assert_eq!(
+        plain,
+        [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "list_dir",
+            "file_search",
+            "exec",
+            "web_fetch"
+        ]
+    );
+    let with_key = registered(&BuiltinConfig::default(), &[("BRAVE_API_KEY", "k")]);
+    assert!(with_key.contains(&"web_search".to_owned()));
+    let config = parse("[subagents]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n").unwrap();
+    assert!(registered(&config, &[]).contains(&"spawn".to_owned()));
+}
+
+#[test]
+fn workspace_settings_reach_the_tools() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = parse("[workspace]\nprotect = [\"locked\"]\n").unwrap();
+    let registry = ToolRegistry::new();
+    register_all(&registry, Some(temp.path().to_path_buf()), &config).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = tool_core::ToolCall::new(
+        "c",
+        "write_file",
+        serde_json::json!({"path": "locked/x", "content": "x"}),
+    );
+    let result = runtime.block_on(registry.call(call));
+    assert!(
+        result.text().contains("protected part of the workspace"),
+        "{}",
+        result.text()
+    );
+}

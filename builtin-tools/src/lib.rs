@@ -22,6 +22,7 @@
 
 pub mod fs;
 mod manifest;
+pub mod memory;
 pub mod shell;
 
 pub use manifest::Builtins;

@@ -7,7 +7,7 @@
 //! comments are what the model reads) and its logic.
 
 pub mod edit;
-mod format;
+pub(crate) mod format;
 mod kind;
 pub mod list;
 mod nearby;

@@ -24,11 +24,12 @@ pub mod agent;
 mod config;
 pub mod fs;
 mod manifest;
+pub mod memory;
 pub mod shell;
 pub mod web;
 
 pub use config::{
-    BuiltinConfig, ExecSection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection, register_all,
-    register_all_with_env,
+    BuiltinConfig, ExecSection, MemorySection, SandboxSetting, SubagentsSection, WebSection,
+    WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};

@@ -7,9 +7,10 @@ use tool_core::{ToolContext, ToolError, ToolOutput, Workspace};
 use tool_macros::toolset;
 
 use crate::agent::SubagentManager;
+use crate::memory::MemoryStore;
 use crate::shell::{Exec, ExecConfig};
 use crate::web::{FetchConfig, Fetcher, SearchConfig, Searcher};
-use crate::{agent, fs, shell, web};
+use crate::{agent, fs, memory, shell, web};
 
 /// The built-in tools and what they share: the workspace they work in and their
 /// configuration.
@@ -22,6 +23,8 @@ pub struct Builtins {
     searcher: Option<Searcher>,
     /// `spawn` is registered only with a sub-agent manager.
     subagents: Option<Arc<dyn SubagentManager>>,
+    /// The memory tools are registered only with a store.
+    memory: Option<MemoryStore>,
 }
 
 impl std::fmt::Debug for Builtins {
@@ -31,6 +34,7 @@ impl std::fmt::Debug for Builtins {
             .field("exec", &self.exec)
             .field("web_search", &self.searcher.is_some())
             .field("spawn", &self.subagents.is_some())
+            .field("memory", &self.memory.is_some())
             .finish()
     }
 }
@@ -49,6 +53,7 @@ impl Builtins {
             fetch: FetchConfig::default(),
             search: None,
             subagents: None,
+            memory: None,
         }
     }
 
@@ -66,6 +71,7 @@ pub struct BuiltinsBuilder {
     fetch: FetchConfig,
     search: Option<SearchConfig>,
     subagents: Option<Arc<dyn SubagentManager>>,
+    memory: Option<MemoryStore>,
 }
 
 impl BuiltinsBuilder {
@@ -94,6 +100,14 @@ impl BuiltinsBuilder {
         self
     }
 
+    /// Enables the memory tools with a store. Keep the store's directory out of reach of
+    /// the write tools with [`Workspace::protect`] (the default location,
+    /// `.agent-tools/`, is what [`register_all`](crate::register_all) protects).
+    pub fn memory(mut self, store: MemoryStore) -> Self {
+        self.memory = Some(store);
+        self
+    }
+
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, String> {
         Ok(Builtins {
@@ -106,6 +120,7 @@ impl BuiltinsBuilder {
                 .transpose()
                 .map_err(|error| format!("invalid web_search settings: {error}"))?,
             subagents: self.subagents,
+            memory: self.memory,
             workspace: self.workspace,
         })
     }
@@ -220,5 +235,35 @@ impl Builtins {
             Some(manager) => agent::spawn(manager.as_ref(), args),
             None => Err(ToolError::new("sub-agents are not configured")),
         }
+    }
+
+    /// Save a memory that persists across sessions: a fact, a decision, a preference,
+    /// something learned. Give a `key` to update the same memory later (same key
+    /// replaces it) and `tags` to group memories. Returns the memory's id.
+    #[tool(idempotent, enabled = self.memory.is_some(), title = "Save memory")]
+    async fn memory_write(&self, args: memory::MemoryWriteArgs) -> Result<String, ToolError> {
+        memory::memory_write(self.memory_store()?, args).await
+    }
+
+    /// Search saved memories by words (ranked by relevance, best first), optionally only
+    /// those with all the given tags. Returns id, key, tags, date and a snippet with the
+    /// matching words marked; use memory_read for a whole memory.
+    #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Search memory")]
+    async fn memory_search(&self, args: memory::MemorySearchArgs) -> Result<String, ToolError> {
+        memory::memory_search(self.memory_store()?, args).await
+    }
+
+    /// Read whole memories: one by `id` or `key`, or the `recent` N.
+    #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Read memory")]
+    async fn memory_read(&self, args: memory::MemoryReadArgs) -> Result<String, ToolError> {
+        memory::memory_read(self.memory_store()?, args).await
+    }
+}
+
+impl Builtins {
+    fn memory_store(&self) -> Result<&MemoryStore, ToolError> {
+        self.memory
+            .as_ref()
+            .ok_or_else(|| ToolError::new("memory is not configured"))
     }
 }

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::builtin_tools::BuiltinConfig;
+
 /// Settings from the TOML file given with `--config`. Command-line options win.
 ///
 /// ```toml
@@ -14,90 +16,31 @@ use serde::Deserialize;
 /// [exec]
 /// default_timeout = "2m"
 /// require_sandbox = true
-/// network = false
-/// env_allow = ["GITHUB_TOKEN"]
-/// deny = ["\\bgit\\s+push\\b"]
+///
+/// [memory]
+/// enabled = false
 /// ```
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// The two top-level keys are the CLI's own; the sections configure the built-in tools
+/// ([`BuiltinConfig`]: `[workspace]`, `[exec]`, `[web]`, `[memory]`, `[subagents]`).
+#[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct Config {
     /// Timeout for tool calls that set none themselves (e.g. `"30s"`, `"2m"`).
-    #[serde(default, with = "humantime_serde_option")]
     pub default_timeout: Option<Duration>,
     /// Where to append the audit log, if `--audit-log` is not given.
     pub audit_log: Option<PathBuf>,
-    /// How the `exec` tool runs commands.
-    #[serde(default)]
-    pub exec: ExecSection,
+    /// The built-in tools' sections.
+    pub builtins: BuiltinConfig,
 }
 
-/// The `[exec]` section; every key is optional and defaults to
-/// [`ExecConfig::default`](crate::builtin_tools::shell::ExecConfig).
+/// The CLI's own keys; everything else is the built-in tools'.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ExecSection {
-    /// The shell (`/bin/sh`).
-    pub shell: Option<PathBuf>,
-    /// Time limit of a command that sets none (`"60s"`).
+struct CliKeys {
     #[serde(default, with = "humantime_serde_option")]
-    pub default_timeout: Option<Duration>,
-    /// Most output returned, in bytes.
-    pub output_limit: Option<usize>,
-    /// Inherited environment variables passed besides the default allow-list.
-    pub env_allow: Option<Vec<String>>,
-    /// Guard deny patterns (regular expressions); replaces the defaults.
-    pub deny: Option<Vec<String>>,
-    /// Guard allow patterns.
-    pub allow: Option<Vec<String>>,
-    /// `"landlock"` (default) or `"none"`.
-    pub sandbox: Option<SandboxSetting>,
-    /// Refuse to run commands when the sandbox cannot be enforced.
-    pub require_sandbox: Option<bool>,
-    /// Whether commands may open TCP connections.
-    pub network: Option<bool>,
-}
-
-/// `sandbox = "landlock" | "none"`.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxSetting {
-    /// Landlock.
-    Landlock,
-    /// No sandbox.
-    None,
-}
-
-impl ExecSection {
-    /// The exec configuration: the defaults with this section's keys applied.
-    pub fn to_config(&self) -> crate::builtin_tools::shell::ExecConfig {
-        use crate::builtin_tools::shell::{ExecConfig, ExecSandbox};
-        let mut config = ExecConfig::default();
-        if let Some(shell) = &self.shell {
-            config.shell = shell.clone();
-        }
-        if let Some(timeout) = self.default_timeout {
-            config.default_timeout = timeout;
-        }
-        if let Some(limit) = self.output_limit {
-            config.output_limit = limit;
-        }
-        config.env_allow = self.env_allow.clone().unwrap_or_default();
-        if let Some(deny) = &self.deny {
-            config.deny = deny.clone();
-        }
-        config.allow = self.allow.clone().unwrap_or_default();
-        if let Some(sandbox) = self.sandbox {
-            config.sandbox = match sandbox {
-                SandboxSetting::Landlock => ExecSandbox::Landlock,
-                SandboxSetting::None => ExecSandbox::None,
-            };
-        }
-        config.require_sandbox = self.require_sandbox.unwrap_or(config.require_sandbox);
-        config.network = self.network.unwrap_or(config.network);
-        config
-    }
+    default_timeout: Option<Duration>,
+    audit_log: Option<PathBuf>,
 }
 
 impl Config {
@@ -106,23 +49,58 @@ impl Config {
     pub fn load(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|error| format!("cannot read config file {}: {error}", path.display()))?;
-        toml::from_str(&text).map_err(|error| {
-            let position = error
-                .span()
-                .map(|span| {
-                    let before = &text[..span.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                    format!(":{line}:{column}")
-                })
-                .unwrap_or_default();
-            format!(
-                "invalid config file {}{position}: {}",
-                path.display(),
-                error.message().trim()
-            )
+        let invalid = |error: toml::de::Error| invalid_file(path, &text, &error);
+        let mut table: toml::Table = toml::from_str(&text).map_err(invalid)?;
+        let mut own = toml::Table::new();
+        for key in ["default_timeout", "audit_log"] {
+            if let Some(value) = table.remove(key) {
+                own.insert(key.to_owned(), value);
+            }
+        }
+        let keys: CliKeys = own.try_into().map_err(invalid)?;
+        let builtins: BuiltinConfig = table.try_into().map_err(invalid)?;
+        Ok(Self {
+            default_timeout: keys.default_timeout,
+            audit_log: keys.audit_log,
+            builtins,
         })
     }
+}
+
+/// One line: the file, the position when known, the problem.
+fn invalid_file(path: &Path, text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim();
+    let start = error
+        .span()
+        .map(|span| span.start)
+        .or_else(|| unknown_key_offset(text, message));
+    let position = start
+        .map(|start| {
+            let before = &text[..start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!(":{line}:{column}")
+        })
+        .unwrap_or_default();
+    format!("invalid config file {}{position}: {message}", path.display())
+}
+
+/// Where an unknown key is written, for errors from converting a parsed table, which
+/// carry no position.
+fn unknown_key_offset(text: &str, message: &str) -> Option<usize> {
+    let key = message.strip_prefix("unknown field `")?.split('`').next()?;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return Some(offset + line.len() - trimmed.len());
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// `Option<Duration>` from strings like `"30s"`.

@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 pub use args::{Cli, Command, DialectArg, GlobalArgs, StrictArg};
-pub use config::{Config, ExecSection, SandboxSetting};
+pub use config::Config;
 
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
 
@@ -100,24 +100,15 @@ pub fn main() -> ExitCode {
     ExitCode::from(status)
 }
 
-/// The built-in tools the binary serves, over `--workspace`.
+/// The built-in tools the binary serves, over `--workspace`, as the `--config` sections
+/// and flags say.
 fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(), String> {
-    use crate::builtin_tools::{Builtins, web};
-    let fetch = web::FetchConfig::default().allow_private_network(settings.allow_private_network);
-    let mut builder = Builtins::builder(settings.workspace.clone())
-        .exec(settings.config.exec.to_config())
-        .fetch(fetch);
-    if let Some(key) = std::env::var("BRAVE_API_KEY")
-        .ok()
-        .filter(|key| !key.trim().is_empty())
-    {
-        builder = builder.search(web::SearchConfig::new(key));
+    let mut config = settings.config.builtins.clone();
+    if settings.allow_private_network {
+        config.web.allow_private_network = true;
     }
-    let builtins = std::sync::Arc::new(builder.build()?);
-    builtins
-        .register_all(registry)
-        .map(drop)
-        .map_err(|error| error.to_string())
+    let root = Some(settings.workspace.root().to_path_buf());
+    crate::builtin_tools::register_all(registry, root, &config).map(drop)
 }
 
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on
@@ -190,7 +181,11 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         Some(path) => Config::load(path).map_err(CliError)?,
         None => Config::default(),
     };
-    let root = match &global.workspace {
+    let root = match global
+        .workspace
+        .as_ref()
+        .or(config.builtins.workspace.root.as_ref())
+    {
         Some(root) => root.clone(),
         None => std::env::current_dir()
             .map_err(|error| CliError(format!("cannot find the current directory: {error}")))?,

@@ -15,10 +15,13 @@ use std::sync::Arc;
 use serde::Deserialize;
 use tool_core::{ToolRegistry, Workspace};
 
-pub use sections::{ExecSection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection};
+pub use sections::{
+    ExecSection, MemorySection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection,
+};
 
 use crate::Builtins;
 use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
+use crate::memory::MemoryStore;
 use crate::web::SearchConfig;
 
 /// The built-in tools' configuration.
@@ -37,7 +40,7 @@ use crate::web::SearchConfig;
 /// "#).unwrap();
 /// assert_eq!(config.exec.to_config().default_timeout.as_secs(), 120);
 /// ```
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct BuiltinConfig {
@@ -50,6 +53,8 @@ pub struct BuiltinConfig {
     pub web: WebSection,
     /// Sub-agents for `spawn`; absent means no `spawn`.
     pub subagents: Option<SubagentsSection>,
+    /// The memory tools' database.
+    pub memory: MemorySection,
 }
 
 impl BuiltinConfig {
@@ -81,7 +86,25 @@ pub fn register_all_with_env(
         .or_else(|| config.workspace.root.clone())
         .map_or_else(std::env::current_dir, Ok)
         .map_err(|error| format!("cannot find the current directory: {error}"))?;
-    let workspace = config.workspace.open(&root)?;
+    let mut workspace = config.workspace.open(&root)?;
+    let memory = match config.memory.enabled {
+        true => {
+            let path = config
+                .memory
+                .path
+                .clone()
+                .unwrap_or_else(|| MemoryStore::default_path(workspace.root()));
+            // The database is the memory tools' to change, not the file tools'.
+            if let Some(directory) = path.parent() {
+                workspace = workspace.protect(directory);
+            }
+            Some(
+                MemoryStore::open(&path)
+                    .map_err(|error| format!("cannot open the memory database: {error}"))?,
+            )
+        }
+        false => None,
+    };
     let mut builder = Builtins::builder(workspace)
         .exec(config.exec.to_config())
         .fetch(config.web.fetch_config());
@@ -91,6 +114,9 @@ pub fn register_all_with_env(
             search = search.endpoint(endpoint.clone());
         }
         builder = builder.search(search);
+    }
+    if let Some(store) = memory {
+        builder = builder.memory(store);
     }
     if let Some(subagents) = &config.subagents {
         let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);

@@ -9,7 +9,7 @@ use crate::shell::{ExecConfig, ExecSandbox};
 use crate::web::FetchConfig;
 
 /// `[workspace]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct WorkspaceSection {
@@ -22,7 +22,7 @@ pub struct WorkspaceSection {
 }
 
 /// `[exec]`; every key defaults to [`ExecConfig::default`].
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ExecSection {
@@ -82,7 +82,7 @@ impl ExecSection {
 }
 
 /// `[web]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct WebSection {
@@ -113,7 +113,7 @@ impl WebSection {
 }
 
 /// `[subagents]`: an OpenAI-compatible model for `spawn`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct SubagentsSection {
@@ -152,4 +152,24 @@ fn default_max_concurrent() -> usize {
 
 fn default_subagent_timeout() -> Duration {
     Duration::from_secs(600)
+}
+
+/// `[memory]`: the memory tools' database.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MemorySection {
+    /// Register the memory tools. Default true.
+    pub enabled: bool,
+    /// The database file; default `<workspace>/.agent-tools/memory.db`.
+    pub path: Option<PathBuf>,
+}
+
+impl Default for MemorySection {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            path: None,
+        }
+    }
 }

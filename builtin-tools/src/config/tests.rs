@@ -62,22 +62,62 @@ fn mistakes_are_named() {
 #[test]
 fn tools_with_dependencies_register_only_with_them() {
     let plain = registered(&BuiltinConfig::default(), &[]);
-    assert_eq!(
-        plain,
-        [
-            "read_file",
-            "write_file",
-            "edit_file",
-            "list_dir",
-            "file_search",
-            "exec",
-            "web_fetch"
-        ]
-    );
+    let expected = [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_dir",
+        "file_search",
+        "exec",
+        "web_fetch",
+        "memory_write",
+        "memory_search",
+        "memory_read",
+    ];
+    assert_eq!(plain, expected);
+    let no_memory = registered(&parse("[memory]\nenabled = false\n").unwrap(), &[]);
+    assert!(!no_memory.iter().any(|name| name.starts_with("memory_")));
     let with_key = registered(&BuiltinConfig::default(), &[("BRAVE_API_KEY", "k")]);
     assert!(with_key.contains(&"web_search".to_owned()));
     let config = parse("[subagents]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n").unwrap();
     assert!(registered(&config, &[]).contains(&"spawn".to_owned()));
+}
+
+#[test]
+fn the_memory_database_is_protected_from_the_file_tools() {
+    let temp = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    register_all(
+        &registry,
+        Some(temp.path().to_path_buf()),
+        &BuiltinConfig::default(),
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let write = tool_core::ToolCall::new(
+        "c",
+        "write_file",
+        serde_json::json!({"path": ".agent-tools/memory.db", "content": "x"}),
+    );
+    assert!(
+        runtime
+            .block_on(registry.call(write))
+            .text()
+            .contains("protected part of the workspace")
+    );
+    let remember = tool_core::ToolCall::new(
+        "m",
+        "memory_write",
+        serde_json::json!({"content": "The build needs Rust 1.88."}),
+    );
+    let saved = runtime.block_on(registry.call(remember));
+    assert!(!saved.is_error(), "{}", saved.text());
+    let search = tool_core::ToolCall::new("s", "memory_search", serde_json::json!({"query": "rust build"}));
+    let found = runtime.block_on(registry.call(search)).text();
+    assert!(found.contains("«Rust»") && found.contains("«build»"), "{found}");
 }
 
 #[test]

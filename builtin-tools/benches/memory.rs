@@ -1,0 +1,493 @@
+//! The memory tools at scale: `memory_search` over 100,000 memories, and write
+//! throughput.
+//!
+//! The corpus is generated deterministically: notes an agent would keep about a
+//! software organization (decisions, preferences, incidents, commands, paths), from
+//! templates over a few thousand words drawn with a skewed (Zipf-like) frequency, with
+//! ticket numbers, hashes and paths, and about 3% Chinese, Japanese or Korean notes. It
+//! is built once, through `MemoryStore::write`, into `target/bench-data/memory.db`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use builtin_tools::memory::{MemorySearchArgs, MemoryStore, NewMemory, memory_search};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use tokio::runtime::Runtime;
+
+/// Memories in the search corpus.
+const CORPUS: u64 = 100_000;
+/// Written next to the database once it is complete; bump when the generator changes.
+const MARKER: &str = "memory.db.complete-v3";
+
+/// Queries a model would send, from a single rare identifier to common words.
+const QUERIES: &[&str] = &[
+    "postgres replica lag",
+    "deploy staging rollback",
+    "alice prefers",
+    "OPS-4821",
+    "redis timeout checkout",
+    "flaky integration test",
+    "grafana dashboard latency",
+    "kafka consumer offset",
+    "数据库 迁移",
+    "terraform state lock",
+    "why did we choose",
+    "api rate limit billing",
+];
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// An element, the first ones far more often (Zipf-like).
+    fn skewed<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        items[((u * u) * items.len() as f64) as usize % items.len()]
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const PEOPLE: &[&str] = &[
+    "Alice", "Bob", "Carol", "Dmitri", "Esther", "Farid", "Grace", "Hiro", "Ines", "Jamal", "Kasia", "Liam",
+    "Mei", "Nadia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tomasz", "Uma", "Viktor", "Wen", "Yara",
+];
+const SYSTEMS: &[&str] = &[
+    "postgres",
+    "redis",
+    "kafka",
+    "nginx",
+    "kubernetes",
+    "terraform",
+    "grafana",
+    "prometheus",
+    "elasticsearch",
+    "rabbitmq",
+    "sqlite",
+    "clickhouse",
+    "vault",
+    "consul",
+    "envoy",
+    "airflow",
+    "spark",
+    "snowflake",
+    "s3",
+    "cloudflare",
+    "sentry",
+    "datadog",
+    "github actions",
+    "argo cd",
+    "helm",
+    "docker",
+    "bazel",
+    "webpack",
+    "vite",
+    "django",
+    "rails",
+    "fastapi",
+    "tokio",
+    "axum",
+    "react",
+    "nextjs",
+    "graphql",
+    "grpc",
+    "protobuf",
+];
+const SERVICES: &[&str] = &[
+    "checkout",
+    "billing",
+    "auth",
+    "search",
+    "inventory",
+    "notifications",
+    "payments",
+    "catalog",
+    "gateway",
+    "reporting",
+    "onboarding",
+    "analytics",
+    "scheduler",
+    "ingest",
+    "exporter",
+    "admin console",
+    "mobile api",
+    "pricing",
+    "shipping",
+    "recommendations",
+    "ledger",
+    "audit log",
+    "feature flags",
+    "webhooks",
+];
+const NOUNS: &[&str] = &[
+    "test",
+    "build",
+    "deploy",
+    "migration",
+    "config",
+    "timeout",
+    "latency",
+    "cache",
+    "index",
+    "query",
+    "schema",
+    "replica",
+    "backup",
+    "secret",
+    "token",
+    "certificate",
+    "dashboard",
+    "alert",
+    "queue",
+    "consumer",
+    "offset",
+    "partition",
+    "cluster",
+    "node",
+    "pod",
+    "container",
+    "image",
+    "pipeline",
+    "job",
+    "cron",
+    "endpoint",
+    "rate limit",
+    "retry",
+    "circuit breaker",
+    "connection pool",
+    "memory leak",
+    "deadlock",
+    "race condition",
+    "feature flag",
+    "rollout",
+    "rollback",
+    "canary",
+    "release",
+    "branch",
+    "merge request",
+    "code review",
+    "lint rule",
+    "formatter",
+    "dependency",
+    "lockfile",
+    "vulnerability",
+    "license",
+    "runbook",
+    "postmortem",
+    "incident",
+    "on-call rotation",
+    "SLO",
+    "error budget",
+    "log level",
+    "trace",
+    "span",
+    "metric",
+    "histogram",
+    "threshold",
+    "quota",
+    "tenant",
+    "shard",
+    "region",
+    "failover",
+    "load balancer",
+    "DNS record",
+    "firewall rule",
+    "VPN",
+    "SSH key",
+    "API key",
+    "webhook",
+    "payload",
+    "serializer",
+    "parser",
+    "encoding",
+    "timezone",
+    "locale",
+    "currency",
+    "invoice",
+    "refund",
+    "coupon",
+    "session",
+    "cookie",
+    "CORS header",
+    "CSP policy",
+    "upload limit",
+    "thumbnail",
+    "CDN",
+    "bucket",
+    "lambda",
+    "state lock",
+    "module",
+    "provider",
+    "workspace",
+    "monorepo",
+    "package",
+    "version pin",
+    "changelog",
+    "docstring",
+    "type hint",
+    "unit test",
+    "integration test",
+    "snapshot test",
+    "fixture",
+    "mock",
+    "seed data",
+    "staging",
+    "production",
+    "sandbox",
+    "preview environment",
+    "benchmark",
+    "profile",
+    "flame graph",
+];
+const ADJECTIVES: &[&str] = &[
+    "flaky",
+    "slow",
+    "stale",
+    "broken",
+    "noisy",
+    "critical",
+    "deprecated",
+    "legacy",
+    "experimental",
+    "missing",
+    "duplicate",
+    "expired",
+    "misconfigured",
+    "oversized",
+    "unbounded",
+    "intermittent",
+    "silent",
+    "cold",
+    "hot",
+    "partial",
+    "nightly",
+    "weekly",
+    "manual",
+    "automatic",
+    "encrypted",
+    "public",
+    "internal",
+];
+const VERBS: &[&str] = &[
+    "fails",
+    "times out",
+    "leaks memory",
+    "retries forever",
+    "drops messages",
+    "returns 500",
+    "hangs",
+    "spikes CPU",
+    "loses data",
+    "double-charges",
+    "skips records",
+    "blocks the release",
+    "slows down",
+    "logs secrets",
+    "ignores the config",
+    "breaks on Mondays",
+    "needs a restart",
+    "runs out of disk",
+];
+const REASONS: &[&str] = &[
+    "it is cheaper at our scale",
+    "the team already knows it",
+    "the vendor dropped support",
+    "latency was too high",
+    "it simplifies on-call",
+    "compliance requires it",
+    "the old one kept paging us",
+    "we need exactly-once delivery",
+    "it halves the build time",
+    "it is what the client runs",
+];
+const COMMANDS: &[&str] = &[
+    "make deploy ENV=staging",
+    "cargo test --workspace",
+    "kubectl rollout undo deploy/{s}",
+    "terraform plan -target=module.{s}",
+    "psql -h replica -c 'select now()'",
+    "npm run e2e -- --grep {s}",
+    "./scripts/rotate-keys.sh {s}",
+    "helm upgrade {s} ./chart --atomic",
+    "redis-cli --latency -h {s}",
+];
+const CJK: &[&str] = &[
+    "数据库迁移需要在周五晚上进行，先备份再执行。",
+    "用户更喜欢简洁的中文回答，不要使用太多术语。",
+    "测试环境的证书已经过期，需要联系运维更新。",
+    "本番環境のデプロイは金曜日に行わないこと。",
+    "キャッシュの有効期限は十分に設定されています。",
+    "데이터베이스 백업은 매일 새벽 세 시에 실행됩니다.",
+    "결제 서비스의 타임아웃을 삼십 초로 늘렸습니다.",
+];
+
+/// One memory: one to four sentences from the templates.
+fn memory_text(rng: &mut Rng) -> String {
+    if rng.below(100) < 3 {
+        return format!("{} ({})", rng.pick(CJK), rng.pick(SERVICES));
+    }
+    let sentences = 1 + rng.below(4);
+    (0..sentences)
+        .map(|_| sentence(rng))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn sentence(rng: &mut Rng) -> String {
+    let (person, system, service) = (rng.skewed(PEOPLE), rng.skewed(SYSTEMS), rng.skewed(SERVICES));
+    let (noun, other, adjective) = (rng.skewed(NOUNS), rng.skewed(NOUNS), rng.skewed(ADJECTIVES));
+    match rng.below(9) {
+        0 => format!("{person} prefers {adjective} {noun} over {other} in the {service} service."),
+        1 => format!(
+            "Decision {}: {service} moves its {noun} to {system} because {}.",
+            date(rng),
+            rng.pick(REASONS)
+        ),
+        2 => format!(
+            "The {service} {noun} {} when the {other} is {adjective}.",
+            rng.skewed(VERBS)
+        ),
+        3 => format!(
+            "Ticket OPS-{}: {system} {} during the {noun}.",
+            rng.below(10_000),
+            rng.skewed(VERBS)
+        ),
+        4 => format!(
+            "To fix the {adjective} {noun}, run `{}`.",
+            rng.pick(COMMANDS).replace("{s}", service)
+        ),
+        5 => format!(
+            "The {noun} for {service} lives in `services/{}/{}.toml`.",
+            service.replace(' ', "-"),
+            other.replace(' ', "_")
+        ),
+        6 => format!("{person} owns the {system} {noun}; ask before changing the {other}."),
+        7 => format!(
+            "Fixed in commit {:07x}: {adjective} {noun} in {service}.",
+            rng.next() >> 36
+        ),
+        _ => format!(
+            "Why did we choose {system} for the {noun}? Because {}, said {person}.",
+            rng.pick(REASONS)
+        ),
+    }
+}
+
+fn date(rng: &mut Rng) -> String {
+    format!("2025-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28))
+}
+
+fn tags(rng: &mut Rng) -> Vec<String> {
+    let count = rng.below(3);
+    (0..count).map(|_| rng.skewed(SERVICES).to_owned()).collect()
+}
+
+/// The corpus database, built on first use.
+fn corpus(runtime: &Runtime) -> MemoryStore {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../bench-data");
+    let path = dir.join("memory.db");
+    if !dir.join(MARKER).exists() {
+        for stale in ["memory.db", "memory.db-wal", "memory.db-shm"] {
+            let _ = std::fs::remove_file(dir.join(stale));
+        }
+        let store = MemoryStore::open(&path).expect("the corpus database opens");
+        let started = std::time::Instant::now();
+        runtime.block_on(fill(&store, CORPUS));
+        eprintln!("built {} memories in {:.1?}", CORPUS, started.elapsed());
+        std::fs::write(dir.join(MARKER), "").expect("the marker is written");
+    }
+    MemoryStore::open(&path).expect("the corpus database opens")
+}
+
+async fn fill(store: &MemoryStore, count: u64) {
+    let mut rng = Rng(42);
+    for _ in 0..count {
+        let tags = tags(&mut rng);
+        let memory = NewMemory::new(memory_text(&mut rng), None, &tags).expect("a valid memory");
+        store.write(memory).await.expect("the memory is written");
+    }
+}
+
+fn search(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("a runtime");
+    let store = corpus(&runtime);
+    let mut group = c.benchmark_group("memory_search_100k");
+    let mut next = 0;
+    group.bench_function("mixed_queries", |b| {
+        b.to_async(&runtime).iter(|| {
+            next = (next + 1) % QUERIES.len();
+            run_search(&store, QUERIES[next], &[])
+        })
+    });
+    let cases: [(&str, &str, &[&str]); 4] = [
+        ("rare_identifier", "OPS-4821", &[]),
+        ("two_words", "redis timeout", &[]),
+        ("common_word", "test", &[]),
+        ("common_word_tagged", "test", &["billing"]),
+    ];
+    for (name, query, tags) in cases {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| run_search(&store, query, tags))
+        });
+    }
+    group.finish();
+}
+
+async fn run_search(store: &MemoryStore, query: &str, tags: &[&str]) -> String {
+    let args = MemorySearchArgs {
+        query: query.into(),
+        tags: Some(tags.iter().map(ToString::to_string).collect()),
+        limit: None,
+    };
+    black_box(memory_search(store, args).await.expect("the search runs"))
+}
+
+fn write(c: &mut Criterion) {
+    const BATCH: u64 = 100;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("a runtime");
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    let store = MemoryStore::open_in(temp.path()).expect("the store opens");
+    let mut rng = Rng(7);
+    let store = &store;
+    let mut group = c.benchmark_group("memory_write");
+    group.throughput(Throughput::Elements(BATCH));
+    group.bench_function("batch_of_100", |b| {
+        b.to_async(&runtime).iter_batched(
+            || {
+                (0..BATCH)
+                    .map(|_| NewMemory::new(memory_text(&mut rng), None, &[]).expect("a valid memory"))
+                    .collect::<Vec<_>>()
+            },
+            |batch| async move {
+                for memory in batch {
+                    store.write(memory).await.expect("the memory is written");
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, search, write);
+criterion_main!(benches);

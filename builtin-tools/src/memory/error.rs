@@ -1,0 +1,118 @@
+//! What can go wrong with the memory store, and which of it is the model's to fix.
+
+use std::path::PathBuf;
+
+use tool_core::ToolError;
+
+use super::entry::{MAX_CONTENT_BYTES, MAX_KEY_CHARS};
+use super::query::MAX_QUERY_CHARS;
+use super::tags::{MAX_TAG_CHARS, MAX_TAGS};
+
+/// A failure of the memory store: either a request it refuses (the model's to fix) or a
+/// failure of SQLite or the file system.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemoryError {
+    /// The content to store is empty or only whitespace.
+    #[error("`content` is empty; give the text to remember")]
+    EmptyContent,
+    /// The content to store is over [`MAX_CONTENT_BYTES`].
+    #[error(
+        "`content` is {size} bytes, over the limit of {MAX_CONTENT_BYTES} bytes (64 KiB); store a summary, \
+         or split it into several memories"
+    )]
+    ContentTooLarge {
+        /// The content's size in bytes.
+        size: usize,
+    },
+    /// The key is empty or too long.
+    #[error(
+        "`key` must be 1 to {MAX_KEY_CHARS} characters (not only spaces); leave it out to store without one"
+    )]
+    InvalidKey,
+    /// A tag is too long.
+    #[error(
+        "the tag `{tag}` is over {MAX_TAG_CHARS} characters; use short tags like `project-x` or `preference`"
+    )]
+    TagTooLong {
+        /// The tag, normalized.
+        tag: String,
+    },
+    /// More distinct tags than [`MAX_TAGS`].
+    #[error("{count} tags given; at most {MAX_TAGS} are allowed")]
+    TooManyTags {
+        /// How many distinct tags were given.
+        count: usize,
+    },
+    /// The search query has no letters or digits.
+    #[error("the query has no words to search for (letters or digits); give a few words the memory contains")]
+    EmptyQuery,
+    /// The search query is over [`MAX_QUERY_CHARS`].
+    #[error(
+        "the query is {chars} characters long, over {MAX_QUERY_CHARS}; search with a few distinctive words"
+    )]
+    QueryTooLong {
+        /// The query's length in characters.
+        chars: usize,
+    },
+    /// No memory has this id.
+    #[error("no memory has the id {0}; search with `memory_search` or list `recent` memories")]
+    IdNotFound(i64),
+    /// No memory has this key.
+    #[error("no memory has the key `{0}`; search with `memory_search` or list `recent` memories")]
+    KeyNotFound(String),
+    /// The database's directory could not be created.
+    #[error("cannot create the directory `{}`: {source}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The database was written by a newer version of this crate.
+    #[error(
+        "the database has schema version {found}, newer than this build knows ({supported}); \
+         upgrade agent-tools"
+    )]
+    NewerSchema {
+        /// The file's `user_version`.
+        found: i64,
+        /// The newest version this build migrates to.
+        supported: i64,
+    },
+    /// SQLite failed.
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The blocking task running a database operation panicked or was cancelled.
+    #[error("the database task failed: {0}")]
+    Task(String),
+}
+
+impl MemoryError {
+    /// Whether the request was refused (the caller can fix it) rather than the store
+    /// failing.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Self::EmptyContent
+                | Self::ContentTooLarge { .. }
+                | Self::InvalidKey
+                | Self::TagTooLong { .. }
+                | Self::TooManyTags { .. }
+                | Self::EmptyQuery
+                | Self::QueryTooLong { .. }
+                | Self::IdNotFound(_)
+                | Self::KeyNotFound(_)
+        )
+    }
+}
+
+impl From<MemoryError> for ToolError {
+    fn from(error: MemoryError) -> Self {
+        match error {
+            MemoryError::IdNotFound(_) | MemoryError::KeyNotFound(_) => ToolError::new(error),
+            _ if error.is_refusal() => ToolError::invalid_arguments(error),
+            _ => ToolError::new(format!("memory store error: {error}")),
+        }
+    }
+}

@@ -24,12 +24,13 @@ pub mod agent;
 mod config;
 pub mod fs;
 mod manifest;
+pub mod media;
 pub mod memory;
 pub mod shell;
 pub mod web;
 
 pub use config::{
-    BuiltinConfig, ExecSection, MemorySection, SandboxSetting, SubagentsSection, WebSection,
-    WorkspaceSection, register_all, register_all_with_env,
+    BuiltinConfig, ExecSection, MediaSection, MemorySection, SandboxSetting, SubagentsSection,
+    TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};

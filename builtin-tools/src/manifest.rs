@@ -7,10 +7,11 @@ use tool_core::{ToolContext, ToolError, ToolOutput, Workspace};
 use tool_macros::toolset;
 
 use crate::agent::SubagentManager;
+use crate::media::{MediaConfig, MediaSender};
 use crate::memory::MemoryStore;
 use crate::shell::{Exec, ExecConfig};
 use crate::web::{FetchConfig, Fetcher, SearchConfig, Searcher};
-use crate::{agent, fs, memory, shell, web};
+use crate::{agent, fs, media, memory, shell, web};
 
 /// The built-in tools and what they share: the workspace they work in and their
 /// configuration.
@@ -25,6 +26,8 @@ pub struct Builtins {
     subagents: Option<Arc<dyn SubagentManager>>,
     /// The memory tools are registered only with a store.
     memory: Option<MemoryStore>,
+    /// `send_media` is registered only with a sender.
+    media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
 }
 
 impl std::fmt::Debug for Builtins {
@@ -35,6 +38,7 @@ impl std::fmt::Debug for Builtins {
             .field("web_search", &self.searcher.is_some())
             .field("spawn", &self.subagents.is_some())
             .field("memory", &self.memory.is_some())
+            .field("send_media", &self.media.is_some())
             .finish()
     }
 }
@@ -54,6 +58,7 @@ impl Builtins {
             search: None,
             subagents: None,
             memory: None,
+            media: None,
         }
     }
 
@@ -72,6 +77,7 @@ pub struct BuiltinsBuilder {
     search: Option<SearchConfig>,
     subagents: Option<Arc<dyn SubagentManager>>,
     memory: Option<MemoryStore>,
+    media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
 }
 
 impl BuiltinsBuilder {
@@ -108,6 +114,12 @@ impl BuiltinsBuilder {
         self
     }
 
+    /// Enables `send_media` with a sender (a webhook, Telegram, …) and its limits.
+    pub fn media(mut self, sender: Arc<dyn MediaSender>, config: MediaConfig) -> Self {
+        self.media = Some((sender, config));
+        self
+    }
+
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, String> {
         Ok(Builtins {
@@ -121,6 +133,7 @@ impl BuiltinsBuilder {
                 .map_err(|error| format!("invalid web_search settings: {error}"))?,
             subagents: self.subagents,
             memory: self.memory,
+            media: self.media,
             workspace: self.workspace,
         })
     }
@@ -257,6 +270,20 @@ impl Builtins {
     #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Read memory")]
     async fn memory_read(&self, args: memory::MemoryReadArgs) -> Result<String, ToolError> {
         memory::memory_read(self.memory_store()?, args).await
+    }
+
+    /// Send files from the workspace (images, PDFs, audio, video, text; up to 10, each at
+    /// most 20 MiB) to the user's chat channel, with an optional caption.
+    ///
+    /// Every file is checked before anything is sent (it must exist in the workspace and
+    /// its content must be an allowed type matching its name); the result says, per
+    /// file, whether it was sent.
+    #[tool(open_world, enabled = self.media.is_some(), title = "Send media")]
+    async fn send_media(&self, args: media::SendMediaArgs) -> Result<String, ToolError> {
+        match &self.media {
+            Some((sender, config)) => media::send_media(&self.workspace, sender.as_ref(), config, args).await,
+            None => Err(ToolError::new("sending media is not configured")),
+        }
     }
 }
 

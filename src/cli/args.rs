@@ -35,6 +35,9 @@ pub struct GlobalArgs {
     /// guard off).
     #[arg(long, global = true)]
     pub allow_private_network: bool,
+    /// The memory database (default: the workspace's `.agent-tools/memory.db`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub memory_db: Option<PathBuf>,
 }
 
 /// The subcommands.

@@ -66,6 +66,8 @@ pub struct Settings {
     pub config: Config,
     /// `--allow-private-network`: web tools may reach private addresses.
     pub allow_private_network: bool,
+    /// `--memory-db`: where the memory tools keep their database.
+    pub memory_db: Option<std::path::PathBuf>,
 }
 
 /// A usage or configuration error of the command line itself (not of a tool): one line
@@ -106,6 +108,9 @@ fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(),
     let mut config = settings.config.builtins.clone();
     if settings.allow_private_network {
         config.web.allow_private_network = true;
+    }
+    if let Some(path) = &settings.memory_db {
+        config.memory.path = Some(path.clone());
     }
     let root = Some(settings.workspace.root().to_path_buf());
     crate::builtin_tools::register_all(registry, root, &config).map(drop)
@@ -195,6 +200,7 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         workspace,
         config,
         allow_private_network: global.allow_private_network,
+        memory_db: global.memory_db.clone(),
     })
 }
 

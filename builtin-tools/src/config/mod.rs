@@ -16,11 +16,13 @@ use serde::Deserialize;
 use tool_core::{ToolRegistry, Workspace};
 
 pub use sections::{
-    ExecSection, MemorySection, SandboxSetting, SubagentsSection, WebSection, WorkspaceSection,
+    ExecSection, MediaSection, MemorySection, SandboxSetting, SubagentsSection, TelegramSection, WebSection,
+    WorkspaceSection,
 };
 
 use crate::Builtins;
 use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
+use crate::media::{MediaConfig, MediaSender, TelegramSender, WebhookSender};
 use crate::memory::MemoryStore;
 use crate::web::SearchConfig;
 
@@ -55,6 +57,8 @@ pub struct BuiltinConfig {
     pub subagents: Option<SubagentsSection>,
     /// The memory tools' database.
     pub memory: MemorySection,
+    /// Where `send_media` sends; absent means no `send_media`.
+    pub media: Option<MediaSection>,
 }
 
 impl BuiltinConfig {
@@ -118,6 +122,9 @@ pub fn register_all_with_env(
     if let Some(store) = memory {
         builder = builder.memory(store);
     }
+    if let Some(media) = &config.media {
+        builder = builder.media(media.sender(env)?, media.limits());
+    }
     if let Some(subagents) = &config.subagents {
         let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);
         let runner = subagents.runner(api_key)?;
@@ -143,6 +150,37 @@ impl SubagentsSection {
             .max_concurrent(self.max_concurrent)
             .timeout(self.timeout)
             .build()
+    }
+}
+
+impl MediaSection {
+    fn sender(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn MediaSender>, String> {
+        match (&self.webhook_url, &self.telegram) {
+            (Some(url), None) => Ok(Arc::new(WebhookSender::new(url)?)),
+            (None, Some(telegram)) => {
+                let token = BuiltinConfig::secret(env, &telegram.token_env).ok_or_else(|| {
+                    format!("[media.telegram] needs the bot token in ${}", telegram.token_env)
+                })?;
+                let mut sender = TelegramSender::new(token, telegram.chat_id.clone())?;
+                if let Some(base_url) = &telegram.base_url {
+                    sender = sender.base_url(base_url.clone());
+                }
+                Ok(Arc::new(sender))
+            }
+            (Some(_), Some(_)) => Err("[media] has both webhook_url and telegram; choose one".to_owned()),
+            (None, None) => Err("[media] needs webhook_url or a [media.telegram] table".to_owned()),
+        }
+    }
+
+    fn limits(&self) -> MediaConfig {
+        let mut limits = MediaConfig::default();
+        if let Some(max) = self.max_file_bytes {
+            limits = limits.max_file_bytes(max);
+        }
+        if let Some(types) = &self.allowed_types {
+            limits = limits.allowed_types(types.iter().cloned());
+        }
+        limits
     }
 }
 

@@ -173,3 +173,37 @@ impl Default for MemorySection {
         }
     }
 }
+
+/// `[media]`: where `send_media` sends; absent means no `send_media`. Give
+/// `webhook_url` or a `[media.telegram]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MediaSection {
+    /// POST files to this URL (multipart).
+    pub webhook_url: Option<String>,
+    /// Send through a Telegram bot.
+    pub telegram: Option<TelegramSection>,
+    /// Largest file, in bytes (20 MiB).
+    pub max_file_bytes: Option<u64>,
+    /// Media types that may be sent (as detected from content).
+    pub allowed_types: Option<Vec<String>>,
+}
+
+/// `[media.telegram]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct TelegramSection {
+    /// The environment variable holding the bot token. Default `TELEGRAM_BOT_TOKEN`.
+    #[serde(default = "default_telegram_token_env")]
+    pub token_env: String,
+    /// The chat files go to unless the call names a channel.
+    pub chat_id: String,
+    /// Another Bot API address (tests, local Bot API servers).
+    pub base_url: Option<String>,
+}
+
+fn default_telegram_token_env() -> String {
+    "TELEGRAM_BOT_TOKEN".to_owned()
+}

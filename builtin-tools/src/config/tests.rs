@@ -50,6 +50,28 @@ fn every_section_parses_and_an_empty_file_is_valid() {
 }
 
 #[test]
+fn media_needs_exactly_one_destination_and_its_secret() {
+    let temp = tempfile::tempdir().unwrap();
+    let register = |text: &str| {
+        let config = parse(text).unwrap();
+        register_all_with_env(
+            &ToolRegistry::new(),
+            Some(temp.path().to_path_buf()),
+            &config,
+            &|_| None,
+        )
+        .unwrap_err()
+    };
+    assert!(register("[media]\n").contains("needs webhook_url or a [media.telegram] table"));
+    assert!(
+        register("[media.telegram]\nchat_id = \"1\"\n")
+            .contains("needs the bot token in $TELEGRAM_BOT_TOKEN")
+    );
+    let both = "[media]\nwebhook_url = \"http://127.0.0.1:1/\"\n[media.telegram]\nchat_id = \"1\"\n";
+    assert!(register(both).contains("choose one"));
+}
+
+#[test]
 fn mistakes_are_named() {
     let error = parse("[exec]\ntimeout = \"1s\"\n").unwrap_err();
     assert!(error.contains("unknown field `timeout`"), "{error}");
@@ -81,6 +103,11 @@ fn tools_with_dependencies_register_only_with_them() {
     assert!(with_key.contains(&"web_search".to_owned()));
     let config = parse("[subagents]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n").unwrap();
     assert!(registered(&config, &[]).contains(&"spawn".to_owned()));
+    let webhook = parse("[media]\nwebhook_url = \"http://127.0.0.1:1/hook\"\n").unwrap();
+    assert!(registered(&webhook, &[]).contains(&"send_media".to_owned()));
+    let telegram = parse("[media.telegram]\nchat_id = \"42\"\n").unwrap();
+    assert!(registered(&telegram, &[("TELEGRAM_BOT_TOKEN", "123:abc")]).contains(&"send_media".to_owned()));
+    assert!(!plain.contains(&"send_media".to_owned()));
 }
 
 #[test]

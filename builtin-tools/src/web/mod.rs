@@ -15,7 +15,7 @@
 //! its context on the article, not on navigation and scripts.
 
 mod address;
-mod body;
+pub(crate) mod body;
 mod config;
 mod content;
 mod fetch;

@@ -22,6 +22,7 @@
 
 pub mod fs;
 mod manifest;
+pub mod screen;
 pub mod shell;
 pub mod web;
 

@@ -9,9 +9,10 @@ use tool_macros::toolset;
 use crate::agent::SubagentManager;
 use crate::media::{MediaConfig, MediaSender};
 use crate::memory::MemoryStore;
+use crate::screen::ScreenshotConfig;
 use crate::shell::{Exec, ExecConfig};
 use crate::web::{FetchConfig, Fetcher, SearchConfig, Searcher};
-use crate::{agent, fs, media, memory, shell, web};
+use crate::{agent, fs, media, memory, screen, shell, web};
 
 /// The built-in tools and what they share: the workspace they work in and their
 /// configuration.
@@ -28,6 +29,7 @@ pub struct Builtins {
     memory: Option<MemoryStore>,
     /// `send_media` is registered only with a sender.
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
+    screenshot: ScreenshotConfig,
 }
 
 impl std::fmt::Debug for Builtins {
@@ -59,6 +61,7 @@ impl Builtins {
             subagents: None,
             memory: None,
             media: None,
+            screenshot: ScreenshotConfig::default(),
         }
     }
 
@@ -78,6 +81,7 @@ pub struct BuiltinsBuilder {
     subagents: Option<Arc<dyn SubagentManager>>,
     memory: Option<MemoryStore>,
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
+    screenshot: ScreenshotConfig,
 }
 
 impl BuiltinsBuilder {
@@ -120,6 +124,12 @@ impl BuiltinsBuilder {
         self
     }
 
+    /// How `screenshot` captures (display, save directory, Chromium).
+    pub fn screenshot(mut self, config: ScreenshotConfig) -> Self {
+        self.screenshot = config;
+        self
+    }
+
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, String> {
         Ok(Builtins {
@@ -134,6 +144,7 @@ impl BuiltinsBuilder {
             subagents: self.subagents,
             memory: self.memory,
             media: self.media,
+            screenshot: self.screenshot,
             workspace: self.workspace,
         })
     }
@@ -248,6 +259,18 @@ impl Builtins {
             Some(manager) => agent::spawn(manager.as_ref(), args),
             None => Err(ToolError::new("sub-agents are not configured")),
         }
+    }
+
+    /// Take a screenshot of the screen (or a region of it) or of a web page (`target:
+    /// url`, rendered by headless Chromium), save it as a PNG in the workspace and return
+    /// it as an image.
+    ///
+    /// Large captures are returned scaled down (at most 1568 px on the long side); the
+    /// text says the saved path and the scale, to map coordinates back. Private network
+    /// addresses are refused for URLs.
+    #[tool(title = "Take screenshot")]
+    async fn screenshot(&self, args: screen::ScreenshotArgs) -> Result<ToolOutput, ToolError> {
+        screen::screenshot(&self.workspace, &self.screenshot, args).await
     }
 
     /// Save a memory that persists across sessions: a fact, a decision, a preference,

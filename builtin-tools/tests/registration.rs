@@ -18,7 +18,7 @@ const ALWAYS: [&str; 8] = [
     "file_search",
     "exec",
     "web_fetch",
-    "spawn",
+    "screenshot",
 ];
 
 fn names(builtins: Builtins) -> Vec<String> {
@@ -33,7 +33,7 @@ async fn conditional_tools_need_their_dependencies() {
     let temp = tempfile::tempdir().unwrap();
     let ws = Workspace::open(temp.path()).unwrap();
     let plain = names(Builtins::new(ws.clone()).unwrap());
-    assert_eq!(plain, ALWAYS[..7]);
+    assert_eq!(plain, ALWAYS);
     assert!(!plain.contains(&"web_search".to_owned()) && !plain.contains(&"spawn".to_owned()));
 
     let with_search = names(

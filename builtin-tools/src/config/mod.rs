@@ -16,14 +16,15 @@ use serde::Deserialize;
 use tool_core::{ToolRegistry, Workspace};
 
 pub use sections::{
-    ExecSection, MediaSection, MemorySection, SandboxSetting, SubagentsSection, TelegramSection, WebSection,
-    WorkspaceSection,
+    ExecSection, MediaSection, MemorySection, SandboxSetting, ScreenshotSection, SubagentsSection,
+    TelegramSection, WebSection, WorkspaceSection,
 };
 
 use crate::Builtins;
 use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
 use crate::media::{MediaConfig, MediaSender, TelegramSender, WebhookSender};
 use crate::memory::MemoryStore;
+use crate::screen::ScreenshotConfig;
 use crate::web::SearchConfig;
 
 /// The built-in tools' configuration.
@@ -59,6 +60,8 @@ pub struct BuiltinConfig {
     pub memory: MemorySection,
     /// Where `send_media` sends; absent means no `send_media`.
     pub media: Option<MediaSection>,
+    /// How `screenshot` captures.
+    pub screenshot: ScreenshotSection,
 }
 
 impl BuiltinConfig {
@@ -111,7 +114,8 @@ pub fn register_all_with_env(
     };
     let mut builder = Builtins::builder(workspace)
         .exec(config.exec.to_config())
-        .fetch(config.web.fetch_config());
+        .fetch(config.web.fetch_config())
+        .screenshot(config.screenshot.to_config(config.web.allow_private_network));
     if let Some(key) = BuiltinConfig::secret(env, &config.web.search_api_key_env) {
         let mut search = SearchConfig::new(key);
         if let Some(endpoint) = &config.web.search_endpoint {
@@ -150,6 +154,23 @@ impl SubagentsSection {
             .max_concurrent(self.max_concurrent)
             .timeout(self.timeout)
             .build()
+    }
+}
+
+impl ScreenshotSection {
+    fn to_config(&self, allow_private_network: bool) -> ScreenshotConfig {
+        let mut config = ScreenshotConfig::default();
+        if let Some(display) = &self.display {
+            config = config.display(display.clone());
+        }
+        if let Some(dir) = &self.save_dir {
+            config = config.save_dir(dir.clone());
+        }
+        if let Some(chromium) = &self.chromium {
+            config = config.chromium(chromium.clone());
+        }
+        config.allow_private_network = allow_private_network;
+        config
     }
 }
 

@@ -207,3 +207,16 @@ pub struct TelegramSection {
 fn default_telegram_token_env() -> String {
     "TELEGRAM_BOT_TOKEN".to_owned()
 }
+
+/// `[screenshot]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ScreenshotSection {
+    /// The X display to capture (default `$DISPLAY`).
+    pub display: Option<String>,
+    /// Where captures are saved, relative to the workspace (`screenshots`).
+    pub save_dir: Option<String>,
+    /// The Chromium binary for page screenshots (default: found on `PATH`).
+    pub chromium: Option<PathBuf>,
+}

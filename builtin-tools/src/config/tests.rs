@@ -92,6 +92,7 @@ fn tools_with_dependencies_register_only_with_them() {
         "file_search",
         "exec",
         "web_fetch",
+        "screenshot",
         "memory_write",
         "memory_search",
         "memory_read",

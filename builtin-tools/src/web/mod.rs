@@ -19,7 +19,7 @@ pub(crate) mod body;
 mod config;
 mod content;
 mod fetch;
-mod guard;
+pub(crate) mod guard;
 mod html;
 mod resolve;
 mod search;

@@ -241,7 +241,10 @@ async fn run_agent(
     cancel: CancellationToken,
     status: watch::Sender<SubagentStatus>,
 ) {
+    // Cancellation wins when both are ready: a runner that stops because it was
+    // cancelled was cancelled, whatever it returns.
     let outcome = tokio::select! {
+        biased;
         () = cancel.cancelled() => SubagentStatus::Cancelled,
         outcome = work(&inner, &task, cancel.clone()) => outcome,
     };

@@ -26,6 +26,7 @@ pub mod fs;
 mod manifest;
 pub mod media;
 pub mod memory;
+mod memory_source;
 pub mod screen;
 pub mod shell;
 pub mod web;

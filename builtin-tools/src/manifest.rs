@@ -9,6 +9,7 @@ use tool_macros::toolset;
 use crate::agent::SubagentManager;
 use crate::media::{MediaConfig, MediaSender};
 use crate::memory::MemoryStore;
+use crate::memory_source::MemorySource;
 use crate::screen::ScreenshotConfig;
 use crate::shell::{Exec, ExecConfig};
 use crate::web::{FetchConfig, Fetcher, SearchConfig, Searcher};
@@ -26,7 +27,7 @@ pub struct Builtins {
     /// `spawn` is registered only with a sub-agent manager.
     subagents: Option<Arc<dyn SubagentManager>>,
     /// The memory tools are registered only with a store.
-    memory: Option<MemoryStore>,
+    memory: Option<MemorySource>,
     /// `send_media` is registered only with a sender.
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
     screenshot: ScreenshotConfig,
@@ -79,7 +80,7 @@ pub struct BuiltinsBuilder {
     fetch: FetchConfig,
     search: Option<SearchConfig>,
     subagents: Option<Arc<dyn SubagentManager>>,
-    memory: Option<MemoryStore>,
+    memory: Option<MemorySource>,
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
     screenshot: ScreenshotConfig,
 }
@@ -114,7 +115,14 @@ impl BuiltinsBuilder {
     /// the write tools with [`Workspace::protect`] (the default location,
     /// `.agent-tools/`, is what [`register_all`](crate::register_all) protects).
     pub fn memory(mut self, store: MemoryStore) -> Self {
-        self.memory = Some(store);
+        self.memory = Some(MemorySource::Open(store));
+        self
+    }
+
+    /// Enables the memory tools with a database at `path`, opened (and created) at the
+    /// first memory call rather than now.
+    pub fn memory_at(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.memory = Some(MemorySource::lazy(path.into()));
         self
     }
 
@@ -278,7 +286,7 @@ impl Builtins {
     /// replaces it) and `tags` to group memories. Returns the memory's id.
     #[tool(idempotent, enabled = self.memory.is_some(), title = "Save memory")]
     async fn memory_write(&self, args: memory::MemoryWriteArgs) -> Result<String, ToolError> {
-        memory::memory_write(self.memory_store()?, args).await
+        memory::memory_write(&self.memory_store()?, args).await
     }
 
     /// Search saved memories by words (ranked by relevance, best first), optionally only
@@ -286,13 +294,13 @@ impl Builtins {
     /// matching words marked; use memory_read for a whole memory.
     #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Search memory")]
     async fn memory_search(&self, args: memory::MemorySearchArgs) -> Result<String, ToolError> {
-        memory::memory_search(self.memory_store()?, args).await
+        memory::memory_search(&self.memory_store()?, args).await
     }
 
     /// Read whole memories: one by `id` or `key`, or the `recent` N.
     #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Read memory")]
     async fn memory_read(&self, args: memory::MemoryReadArgs) -> Result<String, ToolError> {
-        memory::memory_read(self.memory_store()?, args).await
+        memory::memory_read(&self.memory_store()?, args).await
     }
 
     /// Send files from the workspace (images, PDFs, audio, video, text; up to 10, each at
@@ -311,9 +319,10 @@ impl Builtins {
 }
 
 impl Builtins {
-    fn memory_store(&self) -> Result<&MemoryStore, ToolError> {
-        self.memory
-            .as_ref()
-            .ok_or_else(|| ToolError::new("memory is not configured"))
+    fn memory_store(&self) -> Result<MemoryStore, ToolError> {
+        match &self.memory {
+            Some(source) => source.store(),
+            None => Err(ToolError::new("memory is not configured")),
+        }
     }
 }

@@ -105,10 +105,7 @@ pub fn register_all_with_env(
             if let Some(directory) = path.parent() {
                 workspace = workspace.protect(directory);
             }
-            Some(
-                MemoryStore::open(&path)
-                    .map_err(|error| format!("cannot open the memory database: {error}"))?,
-            )
+            Some(path)
         }
         false => None,
     };
@@ -123,8 +120,9 @@ pub fn register_all_with_env(
         }
         builder = builder.search(search);
     }
-    if let Some(store) = memory {
-        builder = builder.memory(store);
+    if let Some(path) = memory {
+        // Opened at the first memory call: listing the tools creates no database.
+        builder = builder.memory_at(path);
     }
     if let Some(media) = &config.media {
         builder = builder.media(media.sender(env)?, media.limits());

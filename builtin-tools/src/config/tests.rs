@@ -136,6 +136,10 @@ fn the_memory_database_is_protected_from_the_file_tools() {
             .text()
             .contains("protected part of the workspace")
     );
+    assert!(
+        !temp.path().join(".agent-tools").exists(),
+        "registering creates no database"
+    );
     let remember = tool_core::ToolCall::new(
         "m",
         "memory_write",
@@ -143,6 +147,10 @@ fn the_memory_database_is_protected_from_the_file_tools() {
     );
     let saved = runtime.block_on(registry.call(remember));
     assert!(!saved.is_error(), "{}", saved.text());
+    assert!(
+        temp.path().join(".agent-tools/memory.db").is_file(),
+        "the first memory call opens it"
+    );
     let search = tool_core::ToolCall::new("s", "memory_search", serde_json::json!({"query": "rust build"}));
     let found = runtime.block_on(registry.call(search)).text();
     assert!(found.contains("«Rust»") && found.contains("«build»"), "{found}");

@@ -27,6 +27,7 @@ mod manifest;
 pub mod media;
 pub mod memory;
 mod memory_source;
+mod process_group;
 pub mod screen;
 pub mod shell;
 pub mod web;

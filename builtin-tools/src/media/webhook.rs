@@ -29,8 +29,8 @@ const SERVICE: &str = "the webhook";
 /// ```
 /// use builtin_tools::media::WebhookSender;
 ///
-/// let sender = WebhookSender::new("https://hooks.example.com/T000/B000/XXXX").unwrap();
-/// assert!(!format!("{sender:?}").contains("XXXX"));
+/// let sender = WebhookSender::new("https://hooks.example.com/T000/B000/s3cr3t-path").unwrap();
+/// assert!(!format!("{sender:?}").contains("s3cr3t-path"));
 /// ```
 #[derive(Clone)]
 pub struct WebhookSender {

@@ -10,6 +10,8 @@ use std::time::Duration;
 use tokio::process::Command;
 use tool_core::ToolError;
 
+use crate::process_group::ProcessGroup;
+
 /// Most characters of a failed command's stderr quoted in the error.
 const STDERR_TAIL: usize = 1500;
 
@@ -59,7 +61,7 @@ pub(crate) async fn run_for_file(
     let mut child = command
         .spawn()
         .map_err(|error| ToolError::new(format!("cannot start {}: {error}", program.display())))?;
-    let _group = child.id().map(KillGroupOnDrop);
+    let _group = ProcessGroup::of(child.id());
     let status = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => {
             status.map_err(|error| ToolError::new(format!("waiting for {name} failed: {error}")))?
@@ -90,20 +92,6 @@ async fn stderr_tail(path: &Path) -> String {
     }
     let start = text.char_indices().rev().nth(STDERR_TAIL).map_or(0, |(at, _)| at);
     format!(": {}", &text[start..])
-}
-
-/// Kills a process group with SIGKILL when dropped.
-struct KillGroupOnDrop(u32);
-
-impl Drop for KillGroupOnDrop {
-    fn drop(&mut self) {
-        if let Ok(group) = i32::try_from(self.0) {
-            // SAFETY: killpg only sends a signal; a group that no longer exists is ESRCH.
-            unsafe {
-                libc::killpg(group, libc::SIGKILL);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

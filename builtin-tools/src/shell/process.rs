@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::HeadTail;
 use super::sandbox::{self, Confinement};
+use crate::process_group::ProcessGroup;
 
 /// How long output may still arrive after the command ended.
 const DRAIN: Duration = Duration::from_millis(500);
@@ -61,7 +62,7 @@ pub(crate) async fn run(
         .process_group(0);
     prepare_child(&mut command, confinement);
     let mut child = command.spawn()?;
-    let group = ProcessGroup(child.id().and_then(|pid| i32::try_from(pid).ok()));
+    let group = ProcessGroup::of(child.id());
     let stdout = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
     let stderr = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
     let mut readers = [
@@ -80,7 +81,7 @@ pub(crate) async fn run(
         () = limits.cancel.cancelled() => Ending::Cancelled,
     };
     if !matches!(ending, Ending::Exited(_)) {
-        group.terminate(&mut child, limits.kill_grace).await;
+        terminate(&group, &mut child, limits.kill_grace).await;
     }
     let drained = tokio::time::timeout(DRAIN, async {
         for reader in readers.iter_mut().flatten() {
@@ -144,38 +145,13 @@ fn take(capture: &Arc<Mutex<HeadTail>>) -> HeadTail {
     )
 }
 
-/// The command's process group. Dropped before [`disarm`](Self::disarm) — when the
-/// caller stops waiting, e.g. the registry's timeout drops the call — it kills the group.
-struct ProcessGroup(Option<i32>);
-
-impl ProcessGroup {
-    fn signal(&self, signal: i32) {
-        if let Some(group) = self.0 {
-            // SAFETY: killpg only sends a signal; a group that no longer exists is ESRCH.
-            unsafe {
-                libc::killpg(group, signal);
-            }
-        }
+/// SIGTERM to the group, then SIGKILL if the leader has not exited within `grace`.
+async fn terminate(group: &ProcessGroup, child: &mut tokio::process::Child, grace: Duration) {
+    group.signal(libc::SIGTERM);
+    if tokio::time::timeout(grace, child.wait()).await.is_err() {
+        group.signal(libc::SIGKILL);
+        let _ = child.wait().await;
     }
-
-    /// SIGTERM, then SIGKILL if the leader has not exited within `grace`.
-    async fn terminate(&self, child: &mut tokio::process::Child, grace: Duration) {
-        self.signal(libc::SIGTERM);
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
-            self.signal(libc::SIGKILL);
-            let _ = child.wait().await;
-        }
-        // Members that ignored SIGTERM while the leader exited.
-        self.signal(libc::SIGKILL);
-    }
-
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        self.signal(libc::SIGKILL);
-    }
+    // Members that ignored SIGTERM while the leader exited.
+    group.signal(libc::SIGKILL);
 }

@@ -27,47 +27,40 @@ const NAMED: &[&str] = &[
     "dependentSchemas",
 ];
 
+/// The body of both walkers below, which differ only in `as_object` / `as_object_mut`
+/// (and so in the reference type they hand out); one macro keeps the keyword logic in
+/// one place.
+macro_rules! visit_children {
+    ($node:expr, $visit:expr, $object:ident, $array:ident, $iter:ident) => {{
+        let Some(map) = $node.$object() else {
+            return;
+        };
+        for (keyword, value) in map.$iter() {
+            let keyword = keyword.as_str();
+            if SINGLE.contains(&keyword) {
+                $visit(keyword, value);
+            } else if LISTS.contains(&keyword) {
+                for (index, item) in value.$array().into_iter().flatten().enumerate() {
+                    $visit(&format!("{keyword}/{index}"), item);
+                }
+            } else if NAMED.contains(&keyword) {
+                for (name, item) in value.$object().into_iter().flatten() {
+                    $visit(&format!("{keyword}/{}", escape(name)), item);
+                }
+            }
+        }
+    }};
+}
+
 /// Calls `visit` with the path segment (`properties/name`, `anyOf/0`, `items`) and value of
 /// every direct subschema of `node`, boolean schemas included.
 pub(crate) fn for_each_child_mut(node: &mut Value, mut visit: impl FnMut(&str, &mut Value)) {
-    let Some(map) = node.as_object_mut() else {
-        return;
-    };
-    for (keyword, value) in map.iter_mut() {
-        let keyword = keyword.as_str();
-        if SINGLE.contains(&keyword) {
-            visit(keyword, value);
-        } else if LISTS.contains(&keyword) {
-            for (index, item) in value.as_array_mut().into_iter().flatten().enumerate() {
-                visit(&format!("{keyword}/{index}"), item);
-            }
-        } else if NAMED.contains(&keyword) {
-            for (name, item) in value.as_object_mut().into_iter().flatten() {
-                visit(&format!("{keyword}/{}", escape(name)), item);
-            }
-        }
-    }
+    visit_children!(node, visit, as_object_mut, as_array_mut, iter_mut)
 }
 
 /// Read-only [`for_each_child_mut`].
 pub(crate) fn for_each_child(node: &Value, mut visit: impl FnMut(&str, &Value)) {
-    let Some(map) = node.as_object() else {
-        return;
-    };
-    for (keyword, value) in map {
-        let keyword = keyword.as_str();
-        if SINGLE.contains(&keyword) {
-            visit(keyword, value);
-        } else if LISTS.contains(&keyword) {
-            for (index, item) in value.as_array().into_iter().flatten().enumerate() {
-                visit(&format!("{keyword}/{index}"), item);
-            }
-        } else if NAMED.contains(&keyword) {
-            for (name, item) in value.as_object().into_iter().flatten() {
-                visit(&format!("{keyword}/{}", escape(name)), item);
-            }
-        }
-    }
+    visit_children!(node, visit, as_object, as_array, iter)
 }
 
 /// A JSON Pointer segment for a property name.

@@ -6,6 +6,7 @@
 
 mod arguments;
 mod call;
+mod changes;
 mod compose;
 mod definitions;
 mod dispatch;
@@ -18,10 +19,12 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 pub use call::{ToolArguments, ToolCall, ToolResult};
+pub use changes::ToolChanges;
 
 use crate::audit::redact::Redactor;
 use crate::validation::ArgValidator;
 use crate::{AuditSink, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
+use changes::ChangeSender;
 use definitions::DefinitionCache;
 
 /// Timeout for calls when neither the call nor the tool sets one.
@@ -63,6 +66,7 @@ pub struct ToolRegistry {
 struct Shared {
     table: RwLock<Arc<ToolTable>>,
     config: Config,
+    changes: ChangeSender,
 }
 
 /// Settings fixed when the registry is built and inherited by registries derived from it.
@@ -263,6 +267,7 @@ impl ToolRegistry {
             shared: Arc::new(Shared {
                 table: RwLock::new(Arc::new(table)),
                 config,
+                changes: ChangeSender::default(),
             }),
             session_id: None,
         }
@@ -292,34 +297,56 @@ impl ToolRegistry {
 
     /// Removes a tool; returns it if it was registered. Calls already running finish.
     pub fn unregister(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
-        let removed = table.get(name)?.tool.clone();
-        let entries = table
-            .entries
-            .iter()
-            .filter(|entry| &*entry.name != name)
-            .cloned()
-            .collect();
-        *table = Arc::new(ToolTable::from_entries(entries));
+        let removed = self.get(name)?;
+        self.replace_tools(&[name], Vec::new()).ok()?;
         Some(removed)
+    }
+
+    /// Removes the tools named in `remove` (names not registered are skipped) and
+    /// registers `add`, as one change: a call sees the table before or after, never in
+    /// between, and [`changes`](Self::changes) wakes once. Fails without changing
+    /// anything if a new tool's name is invalid, its schema unusable, or its name taken
+    /// by a tool that stays. Used to follow a remote tool list that changed.
+    pub fn replace_tools(&self, remove: &[&str], add: Vec<Arc<dyn Tool>>) -> Result<(), RegistryError> {
+        let new_entries = add.into_iter().map(Entry::new).collect::<Result<Vec<_>, _>>()?;
+        self.edit_table(|entries| {
+            entries.retain(|entry| !remove.contains(&&*entry.name));
+            entries.extend(new_entries);
+        })
     }
 
     /// Adds entries atomically: if any name is taken (or repeated), nothing is added.
     fn insert_all(&self, new_entries: Vec<Entry>) -> Result<(), RegistryError> {
-        let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
-        let mut entries = table.entries.clone();
-        let mut index = table.index.clone();
-        for entry in new_entries {
-            if index.contains_key(&entry.name) {
-                return Err(RegistryError::DuplicateName {
-                    name: entry.name.to_string(),
-                });
+        self.edit_table(|entries| entries.extend(new_entries))
+    }
+
+    /// Applies `edit` to a copy of the entries and installs the result, unless it
+    /// repeats a name; then tells observers.
+    fn edit_table(&self, edit: impl FnOnce(&mut Vec<Entry>)) -> Result<(), RegistryError> {
+        {
+            let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
+            let mut entries = table.entries.clone();
+            edit(&mut entries);
+            let edited = ToolTable::from_entries(entries);
+            if edited.index.len() != edited.entries.len() {
+                let repeated = edited
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .find(|(position, entry)| edited.index[&entry.name] != *position)
+                    .map(|(_, entry)| entry.name.to_string())
+                    .unwrap_or_default();
+                return Err(RegistryError::DuplicateName { name: repeated });
             }
-            index.insert(entry.name.clone(), entries.len());
-            entries.push(entry);
+            *table = Arc::new(edited);
         }
-        *table = Arc::new(ToolTable { entries, index });
+        self.shared.changes.notify();
         Ok(())
+    }
+
+    /// Wakes when tools are registered or removed; see [`ToolChanges`].
+    pub fn changes(&self) -> ToolChanges {
+        self.shared.changes.subscribe()
     }
 
     /// The current table; cheap (one reference count).

@@ -642,3 +642,47 @@ fn registries_and_calls_are_send_and_sync() {
     let registry = ToolRegistry::new();
     assert_send(&registry.call(ToolCall::new("c", "x", "{}")));
 }
+
+#[tokio::test]
+async fn replace_tools_is_one_atomic_change() {
+    let registry = registry_with_add();
+    registry.register(panicking("old_a")).unwrap();
+    let mut changes = registry.changes();
+    let version = changes.version();
+
+    let new_tools: Vec<Arc<dyn Tool>> = vec![Arc::new(panicking("new_a")), Arc::new(panicking("new_b"))];
+    registry.replace_tools(&["old_a", "missing"], new_tools).unwrap();
+    assert_eq!(registry.names(), ["add", "new_a", "new_b"]);
+    assert!(changes.changed().await);
+    assert_eq!(changes.version(), version + 1);
+
+    // A new name taken by a tool that stays: nothing changes.
+    let clash: Vec<Arc<dyn Tool>> = vec![Arc::new(panicking("other")), Arc::new(panicking("add"))];
+    let error = registry.replace_tools(&["new_a"], clash).unwrap_err();
+    assert!(matches!(error, RegistryError::DuplicateName { ref name } if name == "add"), "{error}");
+    assert_eq!(registry.names(), ["add", "new_a", "new_b"]);
+    assert_eq!(changes.version(), version + 1);
+
+    // Replacing a tool by one of the same name is allowed.
+    registry.replace_tools(&["new_b"], vec![Arc::new(panicking("new_b"))]).unwrap();
+    assert_eq!(registry.names(), ["add", "new_a", "new_b"]);
+}
+
+#[tokio::test]
+async fn changes_follow_register_and_unregister_and_end_with_the_registry() {
+    let registry = ToolRegistry::new();
+    let mut changes = registry.changes();
+    registry.register(Add).unwrap();
+    assert!(changes.changed().await);
+    assert!(registry.unregister("add").is_some());
+    assert!(changes.changed().await);
+    assert!(registry.unregister("add").is_none());
+    assert_eq!(changes.version(), 2);
+    // A failed registration is not a change.
+    registry.register(Add).unwrap();
+    assert!(registry.register(Add).is_err());
+    assert_eq!(changes.version(), 3);
+    drop(registry);
+    assert!(changes.changed().await, "the last change is still reported");
+    assert!(!changes.changed().await);
+}

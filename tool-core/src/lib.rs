@@ -49,7 +49,9 @@ pub use dialect::{
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
-pub use registry::{ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult};
+pub use registry::{
+    ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
+};
 pub use spec::{ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;

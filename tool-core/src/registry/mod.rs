@@ -344,6 +344,15 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// A handle that does not keep the registry alive, for background tasks the
+    /// registry's own tools own (which would otherwise keep it alive in a cycle).
+    pub fn downgrade(&self) -> WeakToolRegistry {
+        WeakToolRegistry {
+            shared: Arc::downgrade(&self.shared),
+            session_id: self.session_id.clone(),
+        }
+    }
+
     /// Wakes when tools are registered or removed; see [`ToolChanges`].
     pub fn changes(&self) -> ToolChanges {
         self.shared.changes.subscribe()
@@ -418,6 +427,24 @@ impl ToolRegistry {
 
     pub(crate) fn config(&self) -> &Config {
         &self.shared.config
+    }
+}
+
+/// A [`ToolRegistry`] handle that does not keep it alive; from
+/// [`ToolRegistry::downgrade`].
+#[derive(Clone, Debug)]
+pub struct WeakToolRegistry {
+    shared: std::sync::Weak<Shared>,
+    session_id: Option<Arc<str>>,
+}
+
+impl WeakToolRegistry {
+    /// The registry, unless every [`ToolRegistry`] handle to it is gone.
+    pub fn upgrade(&self) -> Option<ToolRegistry> {
+        Some(ToolRegistry {
+            shared: self.shared.upgrade()?,
+            session_id: self.session_id.clone(),
+        })
     }
 }
 

@@ -659,12 +659,17 @@ async fn replace_tools_is_one_atomic_change() {
     // A new name taken by a tool that stays: nothing changes.
     let clash: Vec<Arc<dyn Tool>> = vec![Arc::new(panicking("other")), Arc::new(panicking("add"))];
     let error = registry.replace_tools(&["new_a"], clash).unwrap_err();
-    assert!(matches!(error, RegistryError::DuplicateName { ref name } if name == "add"), "{error}");
+    assert!(
+        matches!(error, RegistryError::DuplicateName { ref name } if name == "add"),
+        "{error}"
+    );
     assert_eq!(registry.names(), ["add", "new_a", "new_b"]);
     assert_eq!(changes.version(), version + 1);
 
     // Replacing a tool by one of the same name is allowed.
-    registry.replace_tools(&["new_b"], vec![Arc::new(panicking("new_b"))]).unwrap();
+    registry
+        .replace_tools(&["new_b"], vec![Arc::new(panicking("new_b"))])
+        .unwrap();
     assert_eq!(registry.names(), ["add", "new_a", "new_b"]);
 }
 
@@ -685,4 +690,14 @@ async fn changes_follow_register_and_unregister_and_end_with_the_registry() {
     drop(registry);
     assert!(changes.changed().await, "the last change is still reported");
     assert!(!changes.changed().await);
+}
+
+#[test]
+fn a_weak_handle_does_not_keep_the_registry_alive() {
+    let registry = ToolRegistry::new().session("s1");
+    let weak = registry.downgrade();
+    let upgraded = weak.upgrade().unwrap();
+    assert_eq!(upgraded.session_id(), Some("s1"));
+    drop((registry, upgraded));
+    assert!(weak.upgrade().is_none());
 }

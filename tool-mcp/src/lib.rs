@@ -1,0 +1,34 @@
+//! MCP for agent-tools: serve any [`ToolRegistry`](tool_core::ToolRegistry) to MCP
+//! clients, and mount the tools of MCP servers into a registry.
+//!
+//! **Serving.** [`serve_stdio`] and [`serve_http`] expose a registry as an MCP server
+//! (protocol versions 2024-11-05 to 2026-07-28, through [rmcp]). `tools/list` is the
+//! registry's [`Dialect::Mcp`](tool_core::Dialect::Mcp) definitions; `tools/call` runs
+//! through [`ToolRegistry::call`](tool_core::ToolRegistry::call), so the registry's
+//! validation, timeouts, panic isolation and audit log apply to MCP clients exactly as
+//! to any other caller. A client's `notifications/cancelled` cancels the call, its
+//! progress token receives the tool's progress reports, and registering or removing
+//! tools sends `notifications/tools/list_changed`.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), tool_mcp::ServeError> {
+//! let registry = tool_core::ToolRegistry::new();
+//! // registry.register(...)?;
+//! tool_mcp::serve_stdio(registry).await
+//! # }
+//! ```
+//!
+//! The handler is an ordinary rmcp [`ServerHandler`](rmcp::ServerHandler)
+//! ([`McpHandler`]), so it runs on any rmcp transport too.
+
+#![warn(missing_docs)]
+
+mod convert;
+mod serve;
+mod server;
+
+pub use serve::{HTTP_ENDPOINT, HttpServer, ServeError, serve_http, serve_stdio};
+pub use server::McpHandler;
+
+/// The MCP SDK this crate is built on, for clients and custom transports.
+pub use rmcp;

@@ -1,0 +1,152 @@
+//! Running an [`McpHandler`] on a transport: the process's stdio, or streamable HTTP.
+
+use std::net::SocketAddr;
+
+use rmcp::ServiceExt as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tool_core::ToolRegistry;
+
+use crate::McpHandler;
+
+/// The path of the MCP endpoint [`serve_http`] serves.
+pub const HTTP_ENDPOINT: &str = "/mcp";
+
+/// Why serving stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The address could not be bound, or the connection failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The client's `initialize` handshake failed.
+    #[error("MCP handshake failed: {0}")]
+    Handshake(String),
+    /// The server's task failed (a panic outside any tool).
+    #[error("the MCP server stopped unexpectedly: {0}")]
+    Stopped(String),
+}
+
+/// Serves `registry` over the process's stdin and stdout until the client closes them.
+/// Nothing else may write to stdout meanwhile; log to stderr.
+pub async fn serve_stdio(registry: ToolRegistry) -> Result<(), ServeError> {
+    McpHandler::new(registry).serve_stdio().await
+}
+
+/// Serves `registry` over streamable HTTP at `http://ADDR/mcp`; see
+/// [`McpHandler::serve_http`].
+///
+/// ```no_run
+/// # async fn example() -> Result<(), tool_mcp::ServeError> {
+/// let server = tool_mcp::serve_http(tool_core::ToolRegistry::new(), "127.0.0.1:8080").await?;
+/// eprintln!("serving on {}", server.url());
+/// server.wait().await
+/// # }
+/// ```
+pub async fn serve_http(registry: ToolRegistry, addr: impl ToSocketAddrs) -> Result<HttpServer, ServeError> {
+    McpHandler::new(registry).serve_http(addr).await
+}
+
+impl McpHandler {
+    /// Serves over the process's stdin and stdout until the client closes them.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Handshake(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| ServeError::Stopped(error.to_string()))
+    }
+
+    /// Binds `addr` and serves streamable HTTP at [`HTTP_ENDPOINT`] in the background;
+    /// the returned handle tells the bound address (bind port 0 to get a free one) and
+    /// stops the server when dropped.
+    ///
+    /// Requests must name a loopback host (`localhost`, `127.0.0.1`, `::1`) or the bound
+    /// address in their `Host` header, which defeats DNS rebinding from a browser; put a
+    /// reverse proxy in front to serve other names.
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, ServeError> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        let shutdown = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(allowed_hosts(local_addr))
+            .with_cancellation_token(shutdown.child_token());
+        let service = StreamableHttpService::new(
+            move || Ok(self.clone()),
+            LocalSessionManager::default().into(),
+            config,
+        );
+        let router = axum::Router::new().nest_service(HTTP_ENDPOINT, service);
+        let stop = shutdown.clone();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(stop.cancelled_owned())
+                .await
+        });
+        Ok(HttpServer {
+            local_addr,
+            shutdown,
+            task: Some(task),
+        })
+    }
+}
+
+/// Loopback names always, plus the bound address when it is a specific one.
+fn allowed_hosts(local_addr: SocketAddr) -> Vec<String> {
+    let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
+    let ip = local_addr.ip();
+    if !ip.is_unspecified() && !ip.is_loopback() {
+        hosts.push(ip.to_string());
+    }
+    hosts
+}
+
+/// A running streamable HTTP server, from [`serve_http`]. Dropping it stops the server.
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl HttpServer {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{HTTP_ENDPOINT}", self.local_addr)
+    }
+
+    /// Stops accepting connections and ends open sessions; [`wait`](Self::wait) then
+    /// returns.
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Runs until [`shutdown`](Self::shutdown) or a fatal error.
+    pub async fn wait(mut self) -> Result<(), ServeError> {
+        let Some(task) = self.task.take() else {
+            return Ok(());
+        };
+        match task.await {
+            Ok(result) => result.map_err(ServeError::Io),
+            Err(error) => Err(ServeError::Stopped(error.to_string())),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}

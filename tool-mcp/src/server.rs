@@ -1,0 +1,190 @@
+//! [`McpHandler`]: a [`ToolRegistry`] as an rmcp server handler.
+//!
+//! The handler adds no behaviour of its own to a call: `tools/call` goes through
+//! [`ToolRegistry::call`], so validation, timeouts, panic isolation and the audit log
+//! are the registry's. It only translates: definitions from [`Dialect::Mcp`], results
+//! through [`Dialect::tool_result`], the request's cancellation token and progress token
+//! into the call, and registry changes into `notifications/tools/list_changed`.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tool_core::{Dialect, Outcome, Progress, ProgressReporter, ToolCall, ToolRegistry};
+
+use crate::convert;
+
+/// Serves the tools of a [`ToolRegistry`] to MCP clients.
+///
+/// [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) build one
+/// with defaults; build it yourself to name the server or give clients instructions,
+/// then hand it to [`McpHandler::serve_stdio`] / [`McpHandler::serve_http`] (or to any
+/// rmcp transport):
+///
+/// ```no_run
+/// # async fn example() -> Result<(), tool_mcp::ServeError> {
+/// use tool_core::ToolRegistry;
+/// use tool_mcp::McpHandler;
+///
+/// let registry = ToolRegistry::new();
+/// McpHandler::new(registry)
+///     .server_info("my-agent-tools", "1.2.0")
+///     .instructions("Paths are relative to the project root.")
+///     .serve_stdio()
+///     .await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpHandler {
+    registry: ToolRegistry,
+    config: Arc<ServerConfig>,
+}
+
+impl McpHandler {
+    /// A handler for `registry`, named `agent-tools` with this crate's version.
+    pub fn new(registry: ToolRegistry) -> Self {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let config = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
+        Self {
+            registry,
+            config: Arc::new(config),
+        }
+    }
+
+    /// The name and version clients see in `serverInfo`.
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config).server_info = Implementation::new(name.into(), version.into());
+        self
+    }
+
+    /// Instructions a client may add to its model's context.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config).instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The call for a `tools/call` request: the request id as call id, the request's
+    /// cancellation, and progress forwarded when the client asked for it.
+    fn tool_call(&self, request: CallToolRequestParams, context: &RequestContext<RoleServer>) -> ToolCall {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), request.name, arguments)
+            .with_cancellation(context.ct.clone());
+        match context.meta.get_progress_token() {
+            Some(token) => call.with_progress(progress_reporter(context.peer.clone(), token)),
+            None => call,
+        }
+    }
+}
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> ServerConfig {
+        (*self.config).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self
+            .registry
+            .definitions(Dialect::Mcp)
+            .into_iter()
+            .map(convert::tool_definition)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let call = self.tool_call(request, &context);
+        let result = self.registry.call(call).await;
+        // The spec makes an unknown tool a protocol error; everything else the model can
+        // act on (invalid arguments included) is an `isError` result.
+        if result.outcome == Outcome::UnknownTool {
+            return Err(McpError::invalid_params(result.text(), None));
+        }
+        convert::call_result(&result)
+            .map(CallToolResponse::from)
+            .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    }
+
+    /// Clients that connect with `initialize` (protocol versions before 2026-07-28) get
+    /// `notifications/tools/list_changed` on the session itself.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut changes = self.registry.changes();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            while changes.changed().await {
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break; // The client went away.
+                }
+            }
+        });
+    }
+
+    /// Later clients ask for list changes with `subscriptions/listen`.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.registry.changes();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                alive = changes.changed() => {
+                    if !alive || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Forwards a call's progress reports as `notifications/progress`, in order. Reports are
+/// synchronous and notifications async, so a task drains a channel; it ends when the
+/// call's last reporter is dropped.
+fn progress_reporter(peer: Peer<RoleServer>, token: ProgressToken) -> ProgressReporter {
+    let (sender, mut receiver) = mpsc::unbounded_channel::<Progress>();
+    tokio::spawn(async move {
+        while let Some(progress) = receiver.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), progress.progress);
+            if let Some(total) = progress.total {
+                param = param.with_total(total);
+            }
+            if let Some(message) = progress.message {
+                param = param.with_message(message);
+            }
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    ProgressReporter::new(move |progress| {
+        // A closed channel means the client is gone; the report has nowhere to go.
+        let _ = sender.send(progress);
+    })
+}

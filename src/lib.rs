@@ -109,6 +109,11 @@ pub use tool_macros::{tool, toolset};
 /// The built-in agent tools.
 pub use builtin_tools;
 
+/// MCP: serve a registry to MCP clients ([`serve_stdio`](mcp::serve_stdio),
+/// [`serve_http`](mcp::serve_http)) and mount MCP servers' tools into a registry.
+#[cfg(feature = "mcp")]
+pub use tool_mcp as mcp;
+
 /// The examples in README.md, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

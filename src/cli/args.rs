@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// List, describe and call agent tools.
+/// List, describe, call and serve agent tools.
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'"
+    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve"
 )]
 pub struct Cli {
     /// Options shared by all commands.
@@ -75,6 +75,100 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
+    #[command(
+        after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."
+    )]
+    Serve {
+        /// Serve streamable HTTP on this address instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// Also serve another MCP server's tools, prefixed `NAME_`: NAME=COMMAND (a
+        /// command line started as a child speaking stdio) or NAME=URL (streamable HTTP).
+        #[arg(long = "mount", value_name = "NAME=COMMAND", value_parser = parse_mount)]
+        mounts: Vec<MountArg>,
+    },
+}
+
+/// One `--mount NAME=COMMAND|URL`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountArg {
+    /// The prefix stem: tools are served as `NAME_<tool>`.
+    pub name: String,
+    /// Where the server is.
+    pub target: MountTarget,
+}
+
+/// Where a mounted server runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountTarget {
+    /// A program and its arguments, started as a child speaking MCP over stdio.
+    Command(Vec<String>),
+    /// A streamable HTTP endpoint.
+    Url(String),
+}
+
+fn parse_mount(text: &str) -> Result<MountArg, String> {
+    let (name, target) = text
+        .split_once('=')
+        .ok_or("expected NAME=COMMAND or NAME=URL, e.g. git='uvx mcp-server-git'")?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(format!(
+            "`{name}` is not a usable name: use letters, digits, `_` or `-`"
+        ));
+    }
+    let target = target.trim();
+    let target = if target.starts_with("http://") || target.starts_with("https://") {
+        MountTarget::Url(target.to_owned())
+    } else {
+        let words = split_command(target)?;
+        if words.is_empty() {
+            return Err(format!("no command given for `{name}`"));
+        }
+        MountTarget::Command(words)
+    };
+    Ok(MountArg {
+        name: name.to_owned(),
+        target,
+    })
+}
+
+/// Splits a command line into words the way a POSIX shell would for the simple cases:
+/// whitespace separates, single quotes keep everything, double quotes and backslashes
+/// escape. No expansion of any kind happens.
+fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let quoted: String = chars.by_ref().take_while(|&c| c != '\'').collect();
+                word.get_or_insert_with(String::new).push_str(&quoted);
+            }
+            '"' => {
+                let word = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => word.extend(chars.next()),
+                        Some(c) => word.push(c),
+                        None => return Err("unclosed `\"` in the command".to_owned()),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).extend(chars.next()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
 }
 
 /// `--dialect` values.
@@ -122,5 +216,24 @@ impl From<StrictArg> for crate::Strict {
             StrictArg::Always => crate::Strict::Always,
             StrictArg::Never => crate::Strict::Never,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mounts_parse_commands_and_urls() {
+        let mount = parse_mount(r#"git=uvx "mcp server" 'a b'\ c --flag"#).unwrap();
+        assert_eq!(mount.name, "git");
+        let words = ["uvx", "mcp server", "a b c", "--flag"].map(String::from);
+        assert_eq!(mount.target, MountTarget::Command(words.to_vec()));
+        let mount = parse_mount("docs=http://127.0.0.1:9000/mcp").unwrap();
+        assert_eq!(mount.target, MountTarget::Url("http://127.0.0.1:9000/mcp".into()));
+        assert!(parse_mount("nocommand").unwrap_err().contains("NAME=COMMAND"));
+        assert!(parse_mount("a b=x").unwrap_err().contains("not a usable name"));
+        assert!(parse_mount("x=").unwrap_err().contains("no command"));
+        assert!(parse_mount(r#"x=say "hi"#).unwrap_err().contains("unclosed"));
     }
 }

@@ -1,4 +1,4 @@
-//! The `agent-tools` command line: list, describe and call the tools of a registry.
+//! The `agent-tools` command line: list, describe, call and serve the tools of a registry.
 //!
 //! The binary serves the built-in tools; [`run`] serves any registry, so an application
 //! can ship the same command line over its own tools:
@@ -26,6 +26,7 @@
 mod args;
 mod commands;
 mod config;
+mod serve;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -33,7 +34,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-pub use args::{Cli, Command, DialectArg, GlobalArgs, StrictArg};
+pub use args::{Cli, Command, DialectArg, GlobalArgs, MountArg, MountTarget, StrictArg};
 pub use config::Config;
 
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
@@ -178,6 +179,9 @@ where
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
+        Command::Serve { http, mounts } => serve::serve(registry, http.as_deref(), io)
+            .await
+            .map(|()| EXIT_OK),
     }
 }
 

@@ -133,6 +133,21 @@ impl HttpServer {
         self.shutdown.cancel();
     }
 
+    /// Runs until `signal` completes (e.g. `tokio::signal::ctrl_c()`), then shuts down
+    /// gracefully and waits for open requests to finish.
+    pub async fn wait_until(self, signal: impl Future<Output = ()>) -> Result<(), ServeError> {
+        let shutdown = self.shutdown.clone();
+        let stop_on_signal = async move {
+            signal.await;
+            shutdown.cancel();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            result = self.wait() => result,
+            () = stop_on_signal => unreachable!("pending never completes"),
+        }
+    }
+
     /// Runs until [`shutdown`](Self::shutdown) or a fatal error.
     pub async fn wait(mut self) -> Result<(), ServeError> {
         let Some(task) = self.task.take() else {

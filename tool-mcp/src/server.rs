@@ -16,6 +16,8 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionConte
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 use tool_core::{Dialect, Outcome, Progress, ProgressReporter, ToolCall, ToolRegistry};
 
 use crate::convert;
@@ -80,13 +82,20 @@ impl McpHandler {
 
     /// The call for a `tools/call` request: the request id as call id, the request's
     /// cancellation, and progress forwarded when the client asked for it.
-    fn tool_call(&self, request: CallToolRequestParams, context: &RequestContext<RoleServer>) -> ToolCall {
+    fn tool_call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> (ToolCall, Option<ProgressForwarder>) {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name, arguments)
             .with_cancellation(context.ct.clone());
         match context.meta.get_progress_token() {
-            Some(token) => call.with_progress(progress_reporter(context.peer.clone(), token)),
-            None => call,
+            Some(token) => {
+                let (reporter, forwarder) = ProgressForwarder::start(context.peer.clone(), token);
+                (call.with_progress(reporter), Some(forwarder))
+            }
+            None => (call, None),
         }
     }
 }
@@ -116,8 +125,11 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let call = self.tool_call(request, &context);
+        let (call, progress) = self.tool_call(request, &context);
         let result = self.registry.call(call).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
         // The spec makes an unknown tool a protocol error; everything else the model can
         // act on (invalid arguments included) is an `isError` result.
         if result.outcome == Outcome::UnknownTool {
@@ -165,26 +177,58 @@ impl ServerHandler for McpHandler {
 }
 
 /// Forwards a call's progress reports as `notifications/progress`, in order. Reports are
-/// synchronous and notifications async, so a task drains a channel; it ends when the
-/// call's last reporter is dropped.
-fn progress_reporter(peer: Peer<RoleServer>, token: ProgressToken) -> ProgressReporter {
-    let (sender, mut receiver) = mpsc::unbounded_channel::<Progress>();
-    tokio::spawn(async move {
-        while let Some(progress) = receiver.recv().await {
-            let mut param = ProgressNotificationParam::new(token.clone(), progress.progress);
-            if let Some(total) = progress.total {
-                param = param.with_total(total);
+/// synchronous and notifications async, so a task drains a channel.
+struct ProgressForwarder {
+    done: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> (ProgressReporter, Self) {
+        let (sender, mut receiver) = mpsc::unbounded_channel::<Progress>();
+        let done = CancellationToken::new();
+        let finished = done.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let progress = tokio::select! {
+                    biased;
+                    progress = receiver.recv() => progress,
+                    () = finished.cancelled() => receiver.try_recv().ok(),
+                };
+                let Some(progress) = progress else { break };
+                if peer
+                    .notify_progress(notification(&token, progress))
+                    .await
+                    .is_err()
+                {
+                    break; // The client is gone.
+                }
             }
-            if let Some(message) = progress.message {
-                param = param.with_message(message);
-            }
-            if peer.notify_progress(param).await.is_err() {
-                break;
-            }
-        }
-    });
-    ProgressReporter::new(move |progress| {
-        // A closed channel means the client is gone; the report has nowhere to go.
-        let _ = sender.send(progress);
-    })
+        });
+        let reporter = ProgressReporter::new(move |progress| {
+            // After the call, reports have nowhere to go.
+            let _ = sender.send(progress);
+        });
+        (reporter, Self { done, task })
+    }
+
+    /// Sends what the call reported before its result goes out: a stateless HTTP
+    /// request's stream closes with the result, and later notifications would be lost.
+    /// A tool that keeps its reporter past the call cannot hold this up.
+    async fn finish(self) {
+        self.done.cancel();
+        // The task only ends by itself; a panic in it has already been reported.
+        let _ = self.task.await;
+    }
+}
+
+fn notification(token: &ProgressToken, progress: Progress) -> ProgressNotificationParam {
+    let mut param = ProgressNotificationParam::new(token.clone(), progress.progress);
+    if let Some(total) = progress.total {
+        param = param.with_total(total);
+    }
+    if let Some(message) = progress.message {
+        param = param.with_message(message);
+    }
+    param
 }

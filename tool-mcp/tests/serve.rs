@@ -1,0 +1,215 @@
+//! The server side in process: a registry served over streamable HTTP on 127.0.0.1 to
+//! rmcp's own client, for what needs a handle on both ends (list changes, progress).
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, ClientRequest, ProgressNotificationParam, ProtocolVersion, Request,
+    ServerNotification, SubscriptionFilter,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, PeerRequestOptions, RunningService,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tool_core::{DynamicTool, ToolContext, ToolError, ToolRegistry};
+use tool_mcp::{HttpServer, serve_http};
+
+/// Passes what the server sends on to the test.
+struct Observer {
+    protocol: ProtocolVersion,
+    list_changed: mpsc::UnboundedSender<()>,
+    progress: mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+impl ClientHandler for Observer {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(self.protocol.clone())
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.list_changed.send(());
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.progress.send(params);
+    }
+}
+
+struct Connected {
+    client: RunningService<RoleClient, Observer>,
+    list_changed: mpsc::UnboundedReceiver<()>,
+    progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+    _server: HttpServer,
+}
+
+async fn connect(registry: &ToolRegistry, protocol: ProtocolVersion) -> Connected {
+    let server = serve_http(registry.clone(), "127.0.0.1:0").await.unwrap();
+    let (list_sender, list_changed) = mpsc::unbounded_channel();
+    let (progress_sender, progress) = mpsc::unbounded_channel();
+    let observer = Observer {
+        protocol: protocol.clone(),
+        list_changed: list_sender,
+        progress: progress_sender,
+    };
+    // Protocol versions with `initialize` keep a session; later ones start with
+    // `server/discover` and are stateless.
+    let lifecycle = if protocol.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![protocol.clone()],
+        }
+    };
+    let transport = StreamableHttpClientTransport::from_uri(server.url());
+    let client = observer.serve_with_lifecycle(transport, lifecycle).await.unwrap();
+    Connected {
+        client,
+        list_changed,
+        progress,
+        _server: server,
+    }
+}
+
+fn echo(name: &str) -> DynamicTool {
+    DynamicTool::new(
+        name,
+        "Echo the text.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        |args: Value, _ctx: ToolContext| async move { Ok::<_, ToolError>(args["text"].to_string()) },
+    )
+}
+
+/// Reports progress three times, then finishes.
+fn counter() -> DynamicTool {
+    DynamicTool::new(
+        "count",
+        "Count to three.",
+        json!({"type": "object"}),
+        |_args: Value, ctx: ToolContext| async move {
+            for step in 1..=3 {
+                ctx.report_progress(f64::from(step), Some(3.0), Some(&format!("step {step}")));
+            }
+            Ok::<_, ToolError>("counted")
+        },
+    )
+}
+
+async fn next<T>(receiver: &mut mpsc::UnboundedReceiver<T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), receiver.recv())
+        .await
+        .expect("nothing arrived within 10 s")
+        .expect("channel closed")
+}
+
+#[tokio::test]
+async fn sessions_get_list_changed_when_tools_change() {
+    let registry = ToolRegistry::new();
+    registry.register(echo("first")).unwrap();
+    let mut connected = connect(&registry, ProtocolVersion::LATEST_WITH_INITIALIZE).await;
+    let tools = connected.client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+
+    registry.register(echo("second")).unwrap();
+    next(&mut connected.list_changed).await;
+    let names: Vec<_> = connected
+        .client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(names, ["first", "second"]);
+
+    registry.unregister("first");
+    next(&mut connected.list_changed).await;
+    assert_eq!(connected.client.list_all_tools().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn listeners_get_list_changed_on_the_latest_protocol() {
+    let registry = ToolRegistry::new();
+    let connected = connect(&registry, ProtocolVersion::LATEST).await;
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = connected.client.peer().listen(filter).await.unwrap();
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+
+    registry.register(echo("late")).unwrap();
+    let notification = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+        .await
+        .expect("no notification within 10 s")
+        .unwrap();
+    assert!(
+        matches!(
+            notification,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{notification:?}"
+    );
+    let tools = connected.client.list_all_tools().await.unwrap();
+    assert_eq!(tools[0].name, "late");
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_that_asked() {
+    let registry = ToolRegistry::new();
+    registry.register(counter()).unwrap();
+    for protocol in [ProtocolVersion::LATEST_WITH_INITIALIZE, ProtocolVersion::LATEST] {
+        let mut connected = connect(&registry, protocol.clone()).await;
+        let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("count")));
+        let handle = connected
+            .client
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .unwrap();
+        let token = handle.progress_token.clone();
+        handle.await_response().await.unwrap();
+        for step in 1..=3 {
+            let progress = next(&mut connected.progress).await;
+            assert_eq!(progress.progress_token, token, "{protocol}");
+            assert_eq!(progress.progress, f64::from(step));
+            assert_eq!(progress.total, Some(3.0));
+            assert_eq!(progress.message.as_deref(), Some(format!("step {step}").as_str()));
+        }
+    }
+}
+
+#[tokio::test]
+async fn results_errors_and_unknown_tools_follow_the_spec() {
+    let registry = ToolRegistry::new();
+    registry.register(echo("echo")).unwrap();
+    let connected = connect(&registry, ProtocolVersion::LATEST).await;
+    let peer = connected.client.peer();
+
+    let arguments = json!({"text": "hi"}).as_object().cloned();
+    let ok = peer
+        .call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(ok.is_error, Some(false));
+    assert_eq!(ok.content[0].as_text().unwrap().text, "\"hi\"");
+
+    // Invalid arguments are a result the model can read, naming the problem.
+    let invalid = peer.call_tool(CallToolRequestParams::new("echo")).await.unwrap();
+    assert_eq!(invalid.is_error, Some(true));
+    let message = &invalid.content[0].as_text().unwrap().text;
+    assert!(
+        message.contains("`/text`: required property is missing"),
+        "{message}"
+    );
+
+    // An unknown tool is a JSON-RPC error, with the registry's suggestion.
+    let error = peer
+        .call_tool(CallToolRequestParams::new("ecko"))
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("ecko") && text.contains("echo"), "{text}");
+}

@@ -1,0 +1,348 @@
+//! `agent-tools serve` as a real child process, driven by rmcp's client: over stdio and
+//! over streamable HTTP on 127.0.0.1, against a local web server standing in for the
+//! web, a chat model, a search API and a media webhook.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agent_tools::mcp::rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, Request};
+use agent_tools::mcp::rmcp::service::{PeerRequestOptions, RunningService};
+use agent_tools::mcp::rmcp::transport::{
+    ConfigureCommandExt as _, StreamableHttpClientTransport, TokioChildProcess,
+};
+use agent_tools::mcp::rmcp::{RoleClient, ServiceExt as _};
+use axum::Router;
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+type Client = RunningService<RoleClient, ()>;
+
+/// A 1×1 PNG.
+const PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\xda\x63\x64\x60\xf8\x5f\x0f\x00\x02\x87\x01\x80\xeb\x47\xba\x92\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+/// The outside world on 127.0.0.1: a page, a search API, a chat model, a webhook.
+struct World {
+    base: String,
+    webhook_posts: Arc<AtomicUsize>,
+}
+
+async fn world() -> World {
+    let webhook_posts = Arc::new(AtomicUsize::new(0));
+    let posts = webhook_posts.clone();
+    let page = "<html><head><title>Greeting</title></head><body><article><h1>Greeting</h1>\
+                <p>Hello from the local test server, with enough words to count as content.</p>\
+                </article></body></html>";
+    let search = json!({"web": {"results": [
+        {"title": "The Rust Programming Language", "url": "https://www.rust-lang.org/", "description": "A language."}
+    ]}});
+    let chat = json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": "sub-agent finished"}}]});
+    let router = Router::new()
+        .route(
+            "/page.html",
+            get(move || async move { axum::response::Html(page) }),
+        )
+        .route("/search", get(move || async move { json_response(&search) }))
+        .route(
+            "/v1/chat/completions",
+            post(move || async move { json_response(&chat) }),
+        )
+        .route(
+            "/hook",
+            post(move || async move {
+                posts.fetch_add(1, Ordering::SeqCst);
+                json_response(&json!({"ok": true}))
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    World { base, webhook_posts }
+}
+
+fn json_response(value: &Value) -> ([(&'static str, &'static str); 1], String) {
+    ([("content-type", "application/json")], value.to_string())
+}
+
+/// A workspace with a config pointing every outside service at `world`.
+struct Setup {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+    audit: PathBuf,
+}
+
+impl Setup {
+    fn new(world: &World) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir(&workspace).unwrap();
+        std::fs::write(workspace.join("dot.png"), PNG).unwrap();
+        let config = dir.path().join("agent-tools.toml");
+        let base = &world.base;
+        let text = format!(
+            "[web]\nallow_private_network = true\nsearch_endpoint = \"{base}/search\"\n\n\
+             [subagents]\nbase_url = \"{base}/v1\"\nmodel = \"test\"\napi_key_env = \"TEST_MODEL_KEY\"\n\n\
+             [media]\nwebhook_url = \"{base}/hook\"\n"
+        );
+        std::fs::write(&config, text).unwrap();
+        let audit = dir.path().join("audit.jsonl");
+        Self { dir, config, audit }
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.dir.path().join("ws")
+    }
+
+    /// `agent-tools --workspace … --config … --audit-log … serve EXTRA…`
+    fn command(&self, extra: &[&str]) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"));
+        command
+            .arg("--workspace")
+            .arg(self.workspace())
+            .arg("--config")
+            .arg(&self.config)
+            .arg("--audit-log")
+            .arg(&self.audit)
+            .arg("--memory-db")
+            .arg(self.dir.path().join("memory.db"))
+            .arg("serve")
+            .args(extra)
+            .env("BRAVE_API_KEY", "test-key")
+            .env("TEST_MODEL_KEY", "test-key")
+            .kill_on_drop(true);
+        command
+    }
+}
+
+async fn connect_stdio(setup: &Setup) -> Client {
+    let command = setup.command(&[]).configure(|command| {
+        command.stderr(Stdio::null());
+    });
+    ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap()
+}
+
+/// Starts `serve --http 127.0.0.1:0` and reads the URL it announces on stderr.
+async fn start_http(setup: &Setup) -> (tokio::process::Child, String) {
+    let mut child = setup
+        .command(&["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("serve exited before announcing its URL");
+        if let Some((_, url)) = line.split_once(" tools at ") {
+            break url.trim().to_owned();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
+async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let arguments = arguments.as_object().cloned().unwrap_or_default();
+    let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+    client.peer().call_tool(params).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|part| part.as_text().map(|text| text.text.as_str()))
+        .collect();
+    texts.join("\n")
+}
+
+/// Calls that must succeed, with a piece of text each result must contain.
+async fn assert_ok(client: &Client, name: &str, arguments: Value, expected: &str) -> CallToolResult {
+    let result = call(client, name, arguments).await;
+    let shown = text(&result);
+    assert_eq!(result.is_error, Some(false), "{name} failed: {shown}");
+    assert!(
+        shown.contains(expected),
+        "{name}: expected {expected:?} in {shown:?}"
+    );
+    result
+}
+
+async fn every_family_works(client: &Client, world: &World) {
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    for expected in [
+        "read_file",
+        "exec",
+        "web_fetch",
+        "web_search",
+        "spawn",
+        "memory_write",
+        "send_media",
+    ] {
+        assert!(
+            names.iter().any(|name| name == expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+
+    // Files.
+    let write = json!({"path": "notes.md", "content": "# Notes\nhello world\n"});
+    assert_ok(client, "write_file", write, "notes.md").await;
+    let edit = json!({"path": "notes.md", "old_text": "hello world", "new_text": "hello MCP"});
+    assert_ok(client, "edit_file", edit, "+hello MCP").await;
+    assert_ok(client, "read_file", json!({"path": "notes.md"}), "hello MCP").await;
+    assert_ok(client, "list_dir", json!({}), "notes.md").await;
+    assert_ok(client, "file_search", json!({"pattern": "MCP"}), "notes.md").await;
+    let image = call(client, "read_file", json!({"path": "dot.png"})).await;
+    let image = image
+        .content
+        .iter()
+        .find_map(|part| part.as_image())
+        .expect("an image part");
+    assert_eq!(image.mime_type, "image/png");
+
+    // Shell, web, memory, sub-agents, media.
+    assert_ok(
+        client,
+        "exec",
+        json!({"command": "echo from-the-shell"}),
+        "from-the-shell",
+    )
+    .await;
+    let page = format!("{}/page.html", world.base);
+    assert_ok(
+        client,
+        "web_fetch",
+        json!({"url": page}),
+        "Hello from the local test server",
+    )
+    .await;
+    assert_ok(client, "web_search", json!({"query": "rust"}), "rust-lang.org").await;
+    let memory = json!({"content": "The MCP test prefers tabs.", "key": "style"});
+    assert_ok(client, "memory_write", memory, "style").await;
+    assert_ok(
+        client,
+        "memory_search",
+        json!({"query": "tabs"}),
+        "prefers «tabs»",
+    )
+    .await;
+    assert_ok(
+        client,
+        "spawn",
+        json!({"task": "Say hello.", "label": "greeter"}),
+        "greeter",
+    )
+    .await;
+    assert_ok(client, "send_media", json!({"paths": ["dot.png"]}), "dot.png").await;
+    assert_eq!(world.webhook_posts.load(Ordering::SeqCst), 1);
+}
+
+async fn bad_calls_are_reported(client: &Client) {
+    // Invalid arguments: an `isError` result naming each problem.
+    let result = call(client, "read_file", json!({"path": 7, "limit": 0})).await;
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(message.contains("`/path`: expected string"), "{message}");
+    assert!(message.contains("`/limit`"), "{message}");
+
+    // An unknown tool: a JSON-RPC error that suggests the right name.
+    let params = CallToolRequestParams::new("read_fiel");
+    let error = client.peer().call_tool(params).await.unwrap_err().to_string();
+    assert!(error.contains("read_file"), "{error}");
+}
+
+/// A long `exec` cancelled by the client: the command is killed, and the audit log
+/// records the call as cancelled.
+async fn cancelling_stops_a_long_exec(client: &Client, setup: &Setup) {
+    let pid_file = setup.workspace().join("sleeper.pid");
+    let arguments = json!({"command": "echo $$ > sleeper.pid; exec sleep 120", "timeout_secs": 600});
+    let params = CallToolRequestParams::new("exec").with_arguments(arguments.as_object().cloned().unwrap());
+    let request = ClientRequest::CallToolRequest(Request::new(params));
+    let handle = client
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let pid = poll("the command to start", || {
+        let text = std::fs::read_to_string(&pid_file).ok()?;
+        text.trim().parse::<u32>().ok()
+    })
+    .await;
+    assert!(Path::new(&format!("/proc/{pid}")).exists());
+
+    handle.cancel(Some("test".into())).await.unwrap();
+    poll("the command to be killed", || {
+        (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    })
+    .await;
+    poll("the audit line of the cancelled call", || {
+        let log = std::fs::read_to_string(&setup.audit).ok()?;
+        log.lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|event| event["tool"] == "exec" && event["outcome"] == "cancelled")
+    })
+    .await;
+}
+
+/// Polls `check` every 20 ms for up to 20 s.
+async fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    for _ in 0..1000 {
+        if let Some(value) = check() {
+            return value;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_serves_every_builtin_family() {
+    let world = world().await;
+    let setup = Setup::new(&world);
+    let client = connect_stdio(&setup).await;
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "agent-tools");
+    every_family_works(&client, &world).await;
+    bad_calls_are_reported(&client).await;
+    cancelling_stops_a_long_exec(&client, &setup).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_serves_every_builtin_family_and_stops_on_sigterm() {
+    let world = world().await;
+    let setup = Setup::new(&world);
+    let (mut server, url) = start_http(&setup).await;
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap();
+    every_family_works(&client, &world).await;
+    bad_calls_are_reported(&client).await;
+    cancelling_stops_a_long_exec(&client, &setup).await;
+    client.cancel().await.unwrap();
+
+    let pid = libc::pid_t::try_from(server.id().unwrap()).unwrap();
+    // SAFETY: `kill` has no memory-safety preconditions; the pid is our live child's.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = tokio::time::timeout(Duration::from_secs(20), server.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+}

@@ -463,3 +463,36 @@ fn web_fetch_refuses_private_addresses_unless_allowed_and_search_needs_a_key() {
         .unwrap();
     assert!(String::from_utf8_lossy(&with_key.stdout).contains("web_search"));
 }
+
+#[test]
+fn every_subcommand_has_help_with_an_example() {
+    let dir = tempfile::tempdir().unwrap();
+    for subcommand in ["list", "schema", "call", "serve"] {
+        let help = binary(&[subcommand, "--help"], dir.path());
+        assert_eq!(help.status.code(), Some(0), "{subcommand}");
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(text.contains("Example"), "{subcommand}: {text}");
+        assert!(
+            text.contains(&format!("agent-tools {subcommand}")),
+            "{subcommand}: {text}"
+        );
+    }
+}
+
+#[test]
+fn serve_reports_bad_addresses_and_mounts_as_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_addr = binary(&["serve", "--http", "not-an-address"], dir.path());
+    assert_eq!(bad_addr.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad_addr.stderr);
+    assert!(
+        stderr.starts_with("agent-tools: cannot serve on not-an-address"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    let bad_mount = binary(&["serve", "--mount", "no-equals-sign"], dir.path());
+    assert_eq!(bad_mount.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad_mount.stderr);
+    assert!(stderr.contains("expected NAME=COMMAND or NAME=URL"), "{stderr}");
+}

@@ -119,6 +119,25 @@ mod tests {
     }
 
     #[test]
+    fn our_results_carry_every_part_to_mcp() {
+        let output = ToolOutput::text("see attached")
+            .with_content(Content::Image {
+                mime_type: "image/png".into(),
+                data: "iVBO".into(),
+            })
+            .with_content(Content::text_resource("file:///notes.md", Some("text/markdown".into()), "# N"))
+            .with_content(Content::blob_resource("file:///a.bin", None, &[0, 1, 2]))
+            .with_structured(json!({"count": 3}));
+        let result = tool_core::ToolResult::new("1", "t", output.clone());
+        let mcp = call_result(&result).unwrap();
+        assert_eq!(mcp.content.len(), 4);
+        assert_eq!(mcp.is_error, Some(false));
+        assert_eq!(mcp.structured_content, Some(json!({"count": 3})));
+        // And back: nothing lost on the round trip.
+        assert_eq!(tool_output(&mcp), output);
+    }
+
+    #[test]
     fn our_results_and_definitions_are_valid_mcp() {
         let spec = tool_core::ToolMeta::new("echo", "Echo.")
             .read_only(true)

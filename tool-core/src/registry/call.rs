@@ -144,6 +144,21 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
+    /// A result made outside a registry, e.g. to render with [`Dialect::tool_result`]
+    /// in a test: outcome `Ok` or `Error` as the output says, no duration, no repairs.
+    ///
+    /// [`Dialect::tool_result`]: crate::Dialect::tool_result
+    pub fn new(call_id: impl Into<String>, name: impl Into<String>, output: ToolOutput) -> Self {
+        Self {
+            call_id: call_id.into(),
+            name: name.into(),
+            outcome: if output.is_error { Outcome::Error } else { Outcome::Ok },
+            output,
+            duration: Duration::ZERO,
+            repairs: Vec::new(),
+        }
+    }
+
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
         self.output.is_error

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tool_core::{
-    CancellationToken, DynamicTool, Outcome, Progress, ProgressReporter, ToolCall, ToolContext, ToolError, ToolMeta,
-    ToolOutput, ToolRegistry,
+    CancellationToken, DynamicTool, Outcome, Progress, ProgressReporter, ToolCall, ToolContext, ToolError,
+    ToolMeta, ToolOutput, ToolRegistry,
 };
 use tool_mcp::{HttpServer, McpServer, MountError, MountMcp as _, MountOptions, serve_http};
 
@@ -41,13 +41,17 @@ fn remote_registry(seen: &Arc<Seen>) -> ToolRegistry {
     remote
         .register(
             DynamicTool::from_meta(
-                ToolMeta::new("echo", "Repeat the text.").title("Echo").read_only(true),
+                ToolMeta::new("echo", "Repeat the text.")
+                    .title("Echo")
+                    .read_only(true),
                 object(json!({"text": {"type": "string"}}), &["text"]),
                 move |args: Value, _ctx: ToolContext| {
                     counter.echo_calls.fetch_add(1, Ordering::SeqCst);
                     async move {
                         let text = args["text"].as_str().unwrap_or_default().to_owned();
-                        Ok::<_, ToolError>(ToolOutput::text(text.clone()).with_structured(json!({"echoed": text})))
+                        Ok::<_, ToolError>(
+                            ToolOutput::text(text.clone()).with_structured(json!({"echoed": text})),
+                        )
                     }
                 },
             )
@@ -56,7 +60,9 @@ fn remote_registry(seen: &Arc<Seen>) -> ToolRegistry {
         .unwrap();
     remote
         .register(DynamicTool::from_meta(
-            ToolMeta::new("fail", "Always fail.").destructive(true).idempotent(true),
+            ToolMeta::new("fail", "Always fail.")
+                .destructive(true)
+                .idempotent(true),
             json!({"type": "object", "properties": {}}),
             |_: Value, _: ToolContext| async { Ok::<_, ToolError>(ToolOutput::error("it failed remotely")) },
         ))
@@ -77,7 +83,10 @@ fn remote_registry(seen: &Arc<Seen>) -> ToolRegistry {
                 if unknown.is_empty() {
                     Ok("fine".to_owned())
                 } else {
-                    Err(ToolError::invalid_arguments(format!("unknown argument `{}`", unknown.join("`, `"))))
+                    Err(ToolError::invalid_arguments(format!(
+                        "unknown argument `{}`",
+                        unknown.join("`, `")
+                    )))
                 }
             },
         ))
@@ -124,10 +133,10 @@ fn remote_registry(seen: &Arc<Seen>) -> ToolRegistry {
             |_: Value, _: ToolContext| async { Ok::<_, ToolError>("deleted") },
         ))
         .unwrap();
-    // 60 characters: valid remotely, too long with the prefix.
+    // 63 characters: valid remotely, too long with the prefix.
     remote
         .register(DynamicTool::new(
-            "a".repeat(60),
+            "a".repeat(63),
             "A long name.",
             json!({"type": "object"}),
             |_: Value, _: ToolContext| async { Ok::<_, ToolError>("long") },
@@ -174,19 +183,25 @@ async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
     let server = serve(&remote).await;
     let local = ToolRegistry::new();
     let mount = local
-        .mount_mcp(McpServer::http(server.url()), options().timeout(Duration::from_secs(7)))
+        .mount_mcp(
+            McpServer::http(server.url()),
+            options().timeout(Duration::from_secs(7)),
+        )
         .await
         .unwrap();
 
     let mut names = mount.tool_names();
     names.sort();
-    assert_eq!(names, ["r_echo", "r_fail", "r_hang", "r_picky", "r_slow_progress"]);
+    assert_eq!(
+        names,
+        ["r_echo", "r_fail", "r_hang", "r_picky", "r_slow_progress"]
+    );
     let mut local_names = local.names();
     local_names.sort();
     assert_eq!(local_names, names);
     let skipped = mount.skipped();
     assert_eq!(skipped.len(), 1, "{skipped:?}");
-    assert_eq!(skipped[0].0, "a".repeat(60));
+    assert_eq!(skipped[0].0, "a".repeat(63));
     assert!(skipped[0].1.contains("64 characters"), "{}", skipped[0].1);
 
     let echo = local.get("r_echo").unwrap();
@@ -199,7 +214,10 @@ async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
         remote.get("echo").unwrap().spec().input_schema,
         "the schema as served"
     );
-    assert_eq!(spec.output_schema, remote.get("echo").unwrap().spec().output_schema);
+    assert_eq!(
+        spec.output_schema,
+        remote.get("echo").unwrap().spec().output_schema
+    );
     assert_eq!(spec.timeout, Some(Duration::from_secs(7)));
     let fail = local.get("r_fail").unwrap();
     assert_eq!(fail.spec().annotations.destructive, Some(true));
@@ -213,7 +231,10 @@ async fn calls_round_trip() {
     let remote = remote_registry(&seen);
     let server = serve(&remote).await;
     let local = ToolRegistry::new();
-    let _mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let _mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
 
     let result = call(&local, "r_echo", json!({"text": "hi"})).await;
     assert_eq!(result.outcome, Outcome::Ok, "{}", result.text());
@@ -236,7 +257,11 @@ async fn calls_round_trip() {
     // Arguments the schema allows but the remote tool refuses: the remote's message.
     let result = call(&local, "r_picky", json!({"n": 1, "m": 2})).await;
     assert!(result.is_error());
-    assert!(result.text().contains("unknown argument `m`"), "{}", result.text());
+    assert!(
+        result.text().contains("unknown argument `m`"),
+        "{}",
+        result.text()
+    );
     let result = call(&local, "r_picky", json!({"n": 1})).await;
     assert_eq!(result.text(), "fine");
 }
@@ -247,7 +272,10 @@ async fn a_remote_json_rpc_error_becomes_an_error_result() {
     let remote = remote_registry(&seen);
     let server = serve(&remote).await;
     let local = ToolRegistry::new();
-    let _mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let _mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
     // Hold the tool, so the call goes out whatever list_changed does meanwhile.
     let echo = local.get("r_echo").unwrap();
     remote.unregister("echo").unwrap();
@@ -303,7 +331,10 @@ async fn remote_progress_reaches_the_caller() {
     let remote = remote_registry(&seen);
     let server = serve(&remote).await;
     let local = ToolRegistry::new();
-    let _mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let _mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
 
     let reports = Arc::new(Mutex::new(Vec::<Progress>::new()));
     let sink = reports.clone();
@@ -312,7 +343,8 @@ async fn remote_progress_reaches_the_caller() {
         sink.lock().unwrap().push(progress);
         arrived.progress_arrived.notify_one();
     });
-    let result = bounded(local.call(ToolCall::new("c1", "r_slow_progress", json!({})).with_progress(reporter))).await;
+    let result =
+        bounded(local.call(ToolCall::new("c1", "r_slow_progress", json!({})).with_progress(reporter))).await;
     assert_eq!(result.text(), "done");
     let reports = reports.lock().unwrap();
     assert_eq!(reports.len(), 1, "{reports:?}");
@@ -327,7 +359,10 @@ async fn follows_list_changed() {
     let remote = remote_registry(&seen);
     let server = serve(&remote).await;
     let local = ToolRegistry::new();
-    let mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
 
     remote
         .register(DynamicTool::new(
@@ -363,27 +398,46 @@ async fn a_dead_server_gives_errors_and_the_next_call_reconnects() {
     let server = serve(&remote).await;
     let addr: SocketAddr = server.local_addr();
     let local = ToolRegistry::builder().default_timeout(PATIENCE * 2).build();
-    let _mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let _mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
     assert_eq!(call_echo(&local).await.text(), "hi");
 
     // A call in flight when the server goes away ends promptly, with an error.
     let local_for_hang = local.clone();
-    let hanging = tokio::spawn(async move { local_for_hang.call(ToolCall::new("c2", "r_hang", json!({}))).await });
+    let hanging = tokio::spawn(async move {
+        local_for_hang
+            .call(ToolCall::new("c2", "r_hang", json!({})))
+            .await
+    });
     bounded(seen.hang_started.notified()).await;
     server.shutdown();
     bounded(server.wait()).await.unwrap();
     let started = Instant::now();
     let result = bounded(hanging).await.unwrap();
     assert!(result.is_error());
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
 
     // Later calls too, promptly, saying what happens next.
     let started = Instant::now();
     let result = call_echo(&local).await;
     assert!(result.is_error());
     assert!(result.text().contains("is not available"), "{}", result.text());
-    assert!(result.text().contains("restarted on the next call"), "{}", result.text());
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        result.text().contains("restarted on the next call"),
+        "{}",
+        result.text()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
 
     // The server is back on the same port: the next call reconnects.
     let _server = serve_http(remote.clone(), addr).await.unwrap();
@@ -406,7 +460,10 @@ async fn unmount_removes_the_tools() {
             |_: Value, _: ToolContext| async { Ok::<_, ToolError>("") },
         ))
         .unwrap();
-    let mount = local.mount_mcp(McpServer::http(server.url()), options()).await.unwrap();
+    let mount = local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap();
     let echo = local.get("r_echo").unwrap();
     assert_eq!(local.len(), 6);
     bounded(mount.unmount()).await;

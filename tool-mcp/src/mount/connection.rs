@@ -7,7 +7,7 @@
 //! flight then end at once with an error. [`Connection`] hands out the live session, or
 //! starts a new one, at most one at a time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::error::Error as StdError;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -19,7 +19,7 @@ use rmcp::model::{
 };
 use rmcp::service::{
     ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError,
-    SubscriptionEnd, serve_client_with_lifecycle_and_ct,
+    Subscription, SubscriptionEnd, serve_client_with_lifecycle_and_ct,
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -151,17 +151,30 @@ impl Connection {
     /// Calls the remote tool `name`. A server that is gone gives an error at once; a
     /// request that could not be sent on a session that had died unnoticed is sent
     /// once more on a new one.
-    pub(super) async fn call(&self, name: &str, arguments: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    pub(super) async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let Value::Object(arguments) = arguments else {
-            return Err(ToolError::invalid_arguments("the arguments must be a JSON object"));
+            return Err(ToolError::invalid_arguments(
+                "the arguments must be a JSON object",
+            ));
         };
-        let (session, fresh) = self.session().await.map_err(|error| self.unavailable(&error.reason()))?;
+        let (session, fresh) = self
+            .session()
+            .await
+            .map_err(|error| self.unavailable(&error.reason()))?;
         let failure = match session.call(name, arguments.clone(), ctx).await {
             Ok(output) => return Ok(output),
             Err(Failure::NotSent(reason)) if !fresh => {
                 tracing::debug!(server = %self.name, %reason, "the MCP session is gone; reconnecting");
                 session.end();
-                let (session, _) = self.session().await.map_err(|error| self.unavailable(&error.reason()))?;
+                let (session, _) = self
+                    .session()
+                    .await
+                    .map_err(|error| self.unavailable(&error.reason()))?;
                 match session.call(name, arguments, ctx).await {
                     Ok(output) => return Ok(output),
                     Err(failure) => failure,
@@ -171,7 +184,10 @@ impl Connection {
         };
         Err(match failure {
             Failure::NotSent(reason) | Failure::Lost(reason) => self.unavailable(&reason),
-            Failure::Remote(message) => ToolError::new(format!("the MCP server `{}` returned an error: {message}", self.name)),
+            Failure::Remote(message) => ToolError::new(format!(
+                "the MCP server `{}` returned an error: {message}",
+                self.name
+            )),
             Failure::Cancelled => ToolError::cancelled(),
         })
     }
@@ -202,7 +218,8 @@ impl Connection {
             Err(_) => return Err(ConnectError::Timeout(self.timeout)),
         };
         if current.replace(session.clone()).is_some() {
-            self.list_changed.send_modify(|version| *version = version.wrapping_add(1));
+            self.list_changed
+                .send_modify(|version| *version = version.wrapping_add(1));
         }
         Ok((session, true))
     }
@@ -243,10 +260,12 @@ impl Connection {
             ClientInitializeError::TransportError { .. } | ClientInitializeError::ConnectionClosed(_) => {
                 ConnectError::Connect(describe(&error))
             }
-            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => ConnectError::Handshake(describe(fallback)),
+            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+                ConnectError::Handshake(describe(fallback))
+            }
             _ => ConnectError::Handshake(describe(&error)),
         })?;
-        Ok(Session::start(running, stop, progress, self.list_changed.clone()))
+        Ok(Session::start(running, stop, progress, self.list_changed.clone()).await)
     }
 
     /// Ends the current session and refuses new ones; waits a little for it to wind down.
@@ -274,9 +293,10 @@ struct Session {
 }
 
 impl Session {
-    /// Runs the session's loop in the background, and on protocol 2026-07-28 subscribes
-    /// to `list_changed` (older protocols send it to [`MountClient`] unasked).
-    fn start(
+    /// Runs the session's loop in the background and, on protocol 2026-07-28, waits
+    /// until the server acknowledged our `list_changed` subscription, so no change after
+    /// this returns is missed (older protocols send it to [`MountClient`] unasked).
+    async fn start(
         running: RunningService<RoleClient, MountClient>,
         stop: CancellationToken,
         progress: ProgressRoutes,
@@ -300,12 +320,20 @@ impl Session {
             .and_then(|tools| tools.list_changed)
             .unwrap_or(false);
         if modern && announces_changes {
-            tokio::spawn(follow_subscription(
-                peer.clone(),
-                stop.clone(),
-                retired.clone(),
-                list_changed,
-            ));
+            match peer.listen(list_changed_filter()).await {
+                Ok(subscription) => {
+                    tokio::spawn(follow_subscription(
+                        subscription,
+                        peer.clone(),
+                        stop.clone(),
+                        retired.clone(),
+                        list_changed,
+                    ));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cannot follow the tool list of a mounted MCP server");
+                }
+            }
         }
         Self {
             peer,
@@ -368,7 +396,9 @@ impl Session {
             Ok(ServerResult::CreateTaskResult(_)) => Err(Failure::Remote(
                 "it answered with a task, which mounted tools do not follow".to_owned(),
             )),
-            Ok(_) => Err(Failure::Remote("it sent a response that is not a tool result".to_owned())),
+            Ok(_) => Err(Failure::Remote(
+                "it sent a response that is not a tool result".to_owned(),
+            )),
             Err(ServiceError::McpError(error)) => Err(Failure::Remote(error.message.to_string())),
             Err(ServiceError::Cancelled { .. }) => Err(Failure::Cancelled),
             Err(error @ ServiceError::TransportSend(_)) => {
@@ -395,24 +425,13 @@ impl Drop for Session {
 /// session ends. One the server closes retires the session, so the next call starts a
 /// new one and subscribes again.
 async fn follow_subscription(
+    mut subscription: Subscription,
     peer: Peer<RoleClient>,
     stop: CancellationToken,
     retired: CancellationToken,
     list_changed: Arc<watch::Sender<u64>>,
 ) {
-    let filter = SubscriptionFilter::builder().tools_list_changed().build();
     loop {
-        let subscription = tokio::select! {
-            () = stop.cancelled() => return,
-            subscription = peer.listen(filter.clone()) => subscription,
-        };
-        let mut subscription = match subscription {
-            Ok(subscription) => subscription,
-            Err(error) => {
-                tracing::warn!(%error, "cannot follow the tool list of a mounted MCP server");
-                return;
-            }
-        };
         loop {
             let next = tokio::select! {
                 () = stop.cancelled() => return,
@@ -445,7 +464,22 @@ async fn follow_subscription(
                 return;
             }
         }
+        subscription = tokio::select! {
+            () = stop.cancelled() => return,
+            subscription = peer.listen(list_changed_filter()) => match subscription {
+                Ok(subscription) => subscription,
+                Err(error) => {
+                    tracing::debug!(%error, "cannot listen again for list_changed; retiring the session");
+                    retired.cancel();
+                    return;
+                }
+            },
+        };
     }
+}
+
+fn list_changed_filter() -> SubscriptionFilter {
+    SubscriptionFilter::builder().tools_list_changed().build()
 }
 
 /// The client side of a session: notes `list_changed` and routes progress to calls.
@@ -467,35 +501,80 @@ impl ClientHandler for MountClient {
             .send_modify(|version| *version = version.wrapping_add(1));
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        self.progress.report(&params);
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(params);
     }
 }
 
 /// The calls in flight that want progress, by the progress token of their request.
+///
+/// A token is known only once its request is queued, so a fast server's first report
+/// can arrive before the call has registered; such reports wait in `early` (a few, the
+/// oldest dropped first) for their call.
 #[derive(Clone, Default)]
-struct ProgressRoutes(Arc<Mutex<HashMap<ProgressToken, ToolContext>>>);
+struct ProgressRoutes(Arc<Mutex<Routes>>);
+
+#[derive(Default)]
+struct Routes {
+    calls: HashMap<ProgressToken, ToolContext>,
+    early: VecDeque<ProgressNotificationParam>,
+}
+
+/// How many reports without a call are kept.
+const EARLY_PROGRESS: usize = 32;
 
 impl ProgressRoutes {
-    /// Sends progress for `token` to `ctx` until the guard is dropped.
+    /// Sends progress for `token` to `ctx` (first any that came early) until the guard
+    /// is dropped.
     fn route(&self, token: ProgressToken, ctx: ToolContext) -> ProgressRoute {
-        self.lock().insert(token.clone(), ctx);
+        let early: VecDeque<ProgressNotificationParam> = {
+            let mut routes = self.lock();
+            routes.calls.insert(token.clone(), ctx.clone());
+            let (mine, others) = routes
+                .early
+                .drain(..)
+                .partition(|params| params.progress_token == token);
+            routes.early = others;
+            mine
+        };
+        for params in &early {
+            forward(&ctx, params);
+        }
         ProgressRoute {
             routes: self.clone(),
             token,
         }
     }
 
-    fn report(&self, params: &ProgressNotificationParam) {
-        let ctx = self.lock().get(&params.progress_token).cloned();
+    fn report(&self, params: ProgressNotificationParam) {
+        let ctx = {
+            let mut routes = self.lock();
+            let ctx = routes.calls.get(&params.progress_token).cloned();
+            if ctx.is_none() {
+                if routes.early.len() == EARLY_PROGRESS {
+                    routes.early.pop_front();
+                }
+                routes.early.push_back(params.clone());
+            }
+            ctx
+        };
+        // Outside the lock: the reporter is the caller's code.
         if let Some(ctx) = ctx {
-            ctx.report_progress(params.progress, params.total, params.message.as_deref());
+            forward(&ctx, &params);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolContext>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Routes> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+fn forward(ctx: &ToolContext, params: &ProgressNotificationParam) {
+    ctx.report_progress(params.progress, params.total, params.message.as_deref());
 }
 
 /// Removes a call's progress route when the call ends.
@@ -506,7 +585,7 @@ struct ProgressRoute {
 
 impl Drop for ProgressRoute {
     fn drop(&mut self) {
-        let removed = self.routes.lock().remove(&self.token);
+        let removed = self.routes.lock().calls.remove(&self.token);
         drop(removed);
     }
 }
@@ -546,7 +625,10 @@ impl Drop for CancelOnDrop {
 /// Whether a request failed because the transport is broken (rather than the server
 /// answering with an error).
 fn is_transport_failure(error: &ServiceError) -> bool {
-    matches!(error, ServiceError::TransportSend(_) | ServiceError::TransportClosed)
+    matches!(
+        error,
+        ServiceError::TransportSend(_) | ServiceError::TransportClosed
+    )
 }
 
 /// An error and its sources, joined with `": "` (leaving out sources the message

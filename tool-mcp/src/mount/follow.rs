@@ -14,11 +14,19 @@ use super::MountShared;
 use super::remote_tool;
 
 /// Starts following; the task ends on unmount or when the registry is dropped.
-pub(super) fn spawn(shared: Arc<MountShared>, local_changes: ToolChanges, remote_changes: watch::Receiver<u64>) {
+pub(super) fn spawn(
+    shared: Arc<MountShared>,
+    local_changes: ToolChanges,
+    remote_changes: watch::Receiver<u64>,
+) {
     tokio::spawn(follow(shared, local_changes, remote_changes));
 }
 
-async fn follow(shared: Arc<MountShared>, mut local_changes: ToolChanges, mut remote_changes: watch::Receiver<u64>) {
+async fn follow(
+    shared: Arc<MountShared>,
+    mut local_changes: ToolChanges,
+    mut remote_changes: watch::Receiver<u64>,
+) {
     loop {
         tokio::select! {
             () = shared.unmounted.cancelled() => return,
@@ -65,9 +73,10 @@ async fn refresh(shared: &MountShared) {
         }
     }
     let remove: Vec<&str> = old_names.iter().map(String::as_str).collect();
+    // Locked across the swap, so `tool_names` never disagrees with the registry.
+    let mut mounted = shared.mounted();
     match registry.replace_tools(&remove, imported.tools) {
         Ok(()) => {
-            let mut mounted = shared.mounted();
             mounted.specs = imported.specs;
             mounted.skipped = imported.skipped;
         }

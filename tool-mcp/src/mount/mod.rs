@@ -272,7 +272,11 @@ impl MountMcp for ToolRegistry {
     }
 }
 
-async fn mount(registry: ToolRegistry, server: McpServer, options: MountOptions) -> Result<McpMount, MountError> {
+async fn mount(
+    registry: ToolRegistry,
+    server: McpServer,
+    options: MountOptions,
+) -> Result<McpMount, MountError> {
     let name = server.to_string();
     let connection = Arc::new(Connection::new(server, options.timeout));
     // Subscribed before listing, so a change while we list is not missed.
@@ -331,7 +335,11 @@ impl MountShared {
     }
 
     fn names(&self) -> Vec<String> {
-        self.mounted().specs.iter().map(|spec| spec.name.clone()).collect()
+        self.mounted()
+            .specs
+            .iter()
+            .map(|spec| spec.name.clone())
+            .collect()
     }
 }
 
@@ -368,14 +376,14 @@ impl McpMount {
         {
             let _swap = shared.swap.lock().await;
             shared.unmounted.cancel();
-            let names = shared.names();
-            if let Some(registry) = shared.registry.upgrade() {
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                if let Err(error) = registry.replace_tools(&names, Vec::new()) {
-                    tracing::warn!(server = %shared.server, %error, "cannot remove mounted MCP tools");
-                }
+            let mut mounted = shared.mounted();
+            let names: Vec<&str> = mounted.specs.iter().map(|spec| spec.name.as_str()).collect();
+            if let Some(registry) = shared.registry.upgrade()
+                && let Err(error) = registry.replace_tools(&names, Vec::new())
+            {
+                tracing::warn!(server = %shared.server, %error, "cannot remove mounted MCP tools");
             }
-            shared.mounted().specs.clear();
+            mounted.specs.clear();
         }
         shared.connection.close().await;
     }

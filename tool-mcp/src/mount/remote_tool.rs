@@ -8,7 +8,8 @@ use rmcp::model::Tool as McpTool;
 use serde_json::Value;
 use tool_core::validation::ArgValidator;
 use tool_core::{
-    BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec, validate_tool_name,
+    BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec,
+    validate_tool_name,
 };
 
 use super::MountOptions;
@@ -94,7 +95,8 @@ fn spec(
     taken: impl Fn(&str) -> bool,
 ) -> Result<ToolSpec, String> {
     let name = format!("{}{}", options.prefix, tool.name);
-    validate_tool_name(&name).map_err(|reason| format!("`{name}` is not a valid tool name here: {reason}"))?;
+    validate_tool_name(&name)
+        .map_err(|reason| format!("`{name}` is not a valid tool name here: {reason}"))?;
     if seen.contains(&name) {
         return Err(format!("the server lists `{name}` twice"));
     }
@@ -108,7 +110,10 @@ fn spec(
         .as_ref()
         .map(|schema| Value::Object(schema.as_ref().clone()));
     let annotations = tool.annotations.unwrap_or_default();
-    let mut meta = ToolMeta::new(name, tool.description.map(|text| text.into_owned()).unwrap_or_default());
+    let mut meta = ToolMeta::new(
+        name,
+        tool.description.map(|text| text.into_owned()).unwrap_or_default(),
+    );
     meta.annotations = ToolAnnotations {
         title: tool.title.or(annotations.title),
         read_only: annotations.read_only_hint,

@@ -624,4 +624,48 @@ async fn a_stdio_server_is_mounted_followed_and_restarted() {
 
     bounded(mount.unmount()).await;
     assert!(local.is_empty());
+    bounded(exited(pid_of(&second.text()))).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_registry_ends_the_server() {
+    let Some(python) = python() else {
+        eprintln!("python3 not found; skipping the stdio mount test");
+        return;
+    };
+    let local = ToolRegistry::new();
+    let mount = local
+        .mount_mcp(
+            McpServer::stdio(python, ["-u", "-c", PYTHON_SERVER]),
+            MountOptions::new(),
+        )
+        .await
+        .unwrap();
+    let hello = call(&local, "hello", json!({"who": "you"})).await;
+    let pid = pid_of(&hello.text());
+    // The handle going away leaves the tools mounted...
+    drop(mount);
+    assert_eq!(
+        call(&local, "hello", json!({"who": "you"})).await.text(),
+        hello.text()
+    );
+    // ...and nothing but the registry keeps the connection alive.
+    drop(local);
+    bounded(exited(pid)).await;
+}
+
+/// The process id at the end of `hello`'s answer.
+fn pid_of(hello: &str) -> u32 {
+    hello.rsplit(' ').next().and_then(|pid| pid.parse().ok()).unwrap()
+}
+
+/// Waits until process `pid` is gone (Linux: its `/proc` entry disappears once reaped).
+async fn exited(pid: u32) {
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+    if !std::path::Path::new("/proc/self").exists() {
+        return; // No /proc to look at.
+    }
+    while proc_dir.exists() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -646,3 +646,41 @@ fn describe(error: &(dyn StdError + 'static)) -> String {
     }
     message
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rmcp::model::NumberOrString;
+    use tool_core::{Progress, ProgressReporter};
+
+    use super::*;
+
+    fn report(token: i64, progress: f64) -> ProgressNotificationParam {
+        ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(token)), progress)
+    }
+
+    #[test]
+    fn progress_that_comes_before_its_call_is_delivered_when_it_registers() {
+        let routes = ProgressRoutes::default();
+        let seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
+        let sink = seen.clone();
+        let ctx = ToolContext::new("c1").with_progress(ProgressReporter::new(move |progress| {
+            sink.lock().unwrap().push(progress);
+        }));
+        routes.report(report(1, 0.5));
+        routes.report(report(2, 9.0));
+        let route = routes.route(ProgressToken(NumberOrString::Number(1)), ctx);
+        routes.report(report(1, 1.0));
+        drop(route);
+        routes.report(report(1, 2.0));
+        let progress: Vec<f64> = seen.lock().unwrap().iter().map(|p| p.progress).collect();
+        assert_eq!(progress, [0.5, 1.0]);
+        assert!(routes.lock().calls.is_empty());
+        // Early reports are bounded.
+        for n in 0..100 {
+            routes.report(report(100 + n, 0.0));
+        }
+        assert_eq!(routes.lock().early.len(), EARLY_PROGRESS);
+    }
+}

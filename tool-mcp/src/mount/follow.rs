@@ -55,7 +55,11 @@ async fn refresh(shared: &MountShared) {
     if shared.unmounted.is_cancelled() {
         return;
     }
-    let tools = match shared.connection.list_tools().await {
+    let listed = tokio::select! {
+        () = shared.unmounted.cancelled() => return,
+        listed = shared.connection.list_tools() => listed,
+    };
+    let tools = match listed {
         Ok(tools) => tools,
         Err(error) => {
             let error = error.into_mount_error(&shared.server);

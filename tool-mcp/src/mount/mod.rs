@@ -374,8 +374,9 @@ impl McpMount {
     pub async fn unmount(self) {
         let shared = self.shared;
         {
-            let _swap = shared.swap.lock().await;
+            // Cancelled first, so a re-list in progress gives up instead of making us wait.
             shared.unmounted.cancel();
+            let _swap = shared.swap.lock().await;
             let mut mounted = shared.mounted();
             let names: Vec<&str> = mounted.specs.iter().map(|spec| spec.name.as_str()).collect();
             if let Some(registry) = shared.registry.upgrade()

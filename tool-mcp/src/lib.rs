@@ -20,13 +20,40 @@
 //!
 //! The handler is an ordinary rmcp [`ServerHandler`](rmcp::ServerHandler)
 //! ([`McpHandler`]), so it runs on any rmcp transport too.
+//!
+//! **Mounting.** [`MountMcp::mount_mcp`] goes the other way: it connects to an MCP server
+//! (a child process over stdio, or streamable HTTP) and registers its tools in a
+//! registry, prefixed, with their schemas and annotations as served. Calls are forwarded
+//! as `tools/call` (cancelling a call cancels the remote request; remote progress reaches
+//! the call's context), the mounted tools follow the server's `list_changed`, and a
+//! server that dies turns calls into error results until the next call restarts it.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), tool_mcp::MountError> {
+//! use tool_mcp::{McpServer, MountMcp as _, MountOptions};
+//!
+//! let registry = tool_core::ToolRegistry::new();
+//! let mount = registry
+//!     .mount_mcp(
+//!         McpServer::stdio("github-mcp-server", ["stdio"]),
+//!         MountOptions::new().prefix("gh_"),
+//!     )
+//!     .await?;
+//! eprintln!("mounted {:?}", mount.tool_names());
+//! # Ok(())
+//! # }
+//! ```
 
 #![warn(missing_docs)]
 
 mod convert;
+mod mount;
 mod serve;
 mod server;
 
+pub use mount::{
+    HttpEndpoint, McpMount, McpServer, MountError, MountMcp, MountOptions, StdioCommand, ToolFilter,
+};
 pub use serve::{HTTP_ENDPOINT, HttpServer, ServeError, serve_http, serve_stdio};
 pub use server::McpHandler;
 

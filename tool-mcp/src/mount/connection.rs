@@ -1,0 +1,686 @@
+//! The client side of a mount: one MCP session at a time with the remote server,
+//! replaced by a new one when it dies.
+//!
+//! A [`Session`] is one running rmcp client (one child process, or one HTTP session). It
+//! ends when its transport closes (the child exited, the HTTP server went away), when a
+//! request shows the transport is broken, or when the mount closes it; requests in
+//! flight then end at once with an error. [`Connection`] hands out the live session, or
+//! starts a new one, at most one at a time.
+
+use std::collections::{HashMap, VecDeque};
+use std::error::Error as StdError;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities, ClientConfig,
+    ClientRequest, Implementation, ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId,
+    ServerNotification, ServerResult, SubscriptionFilter, Tool as McpTool,
+};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError,
+    Subscription, SubscriptionEnd, serve_client_with_lifecycle_and_ct,
+};
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ClientLifecycleMode, RoleClient};
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use tool_core::{ToolContext, ToolError, ToolOutput};
+
+use super::{McpServer, MountError};
+use crate::convert;
+
+/// Bounds connecting and listing when the mount sets no timeout.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long closing waits for the session to wind down (a child process gets this long
+/// to exit before it is killed in the background).
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// How often an HTTP session's event stream is reopened before the server counts as
+/// gone. The default retries forever, which would leave a call waiting on a dead server.
+const HTTP_STREAM_RETRIES: usize = 2;
+
+/// The mount's link to its server.
+pub(super) struct Connection {
+    server: McpServer,
+    /// The server, as messages name it.
+    name: String,
+    timeout: Duration,
+    /// The current session; the async lock makes concurrent callers wait for one
+    /// reconnect instead of starting one each.
+    current: tokio::sync::Mutex<Option<Arc<Session>>>,
+    /// Bumped when the server says its tool list changed, and when a new session starts
+    /// (the list may have changed while we were away).
+    list_changed: Arc<watch::Sender<u64>>,
+    /// Cancelled when the mount is removed: no more sessions.
+    closed: CancellationToken,
+}
+
+/// Why there is no session to send a request on.
+#[derive(Debug)]
+pub(super) enum ConnectError {
+    /// Could not start the process or reach the endpoint.
+    Connect(String),
+    /// Reached, but the handshake failed.
+    Handshake(String),
+    /// Connecting took longer than this.
+    Timeout(Duration),
+    /// A request failed on the session.
+    Request(String),
+    /// The mount was removed.
+    Closed,
+}
+
+impl ConnectError {
+    pub(super) fn into_mount_error(self, server: &str) -> MountError {
+        let server = server.to_owned();
+        match self {
+            Self::Connect(reason) => MountError::Connect { server, reason },
+            Self::Handshake(reason) => MountError::Handshake { server, reason },
+            Self::Timeout(timeout) => MountError::Timeout { server, timeout },
+            Self::Request(reason) => MountError::List { server, reason },
+            Self::Closed => MountError::Connect {
+                server,
+                reason: "the mount was removed".to_owned(),
+            },
+        }
+    }
+
+    fn reason(&self) -> String {
+        match self {
+            Self::Connect(reason) | Self::Handshake(reason) | Self::Request(reason) => reason.clone(),
+            Self::Timeout(timeout) => format!("it did not answer within {timeout:?}"),
+            Self::Closed => "it was unmounted".to_owned(),
+        }
+    }
+}
+
+/// How a request on a session failed.
+enum Failure {
+    /// The request could not be sent; it did not run.
+    NotSent(String),
+    /// The session ended while the request was out; it may have run.
+    Lost(String),
+    /// The server answered with a JSON-RPC error.
+    Remote(String),
+    /// The caller cancelled.
+    Cancelled,
+}
+
+impl Connection {
+    pub(super) fn new(server: McpServer, timeout: Option<Duration>) -> Self {
+        Self {
+            name: server.to_string(),
+            server,
+            timeout: timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+            current: tokio::sync::Mutex::new(None),
+            list_changed: Arc::new(watch::Sender::new(0)),
+            closed: CancellationToken::new(),
+        }
+    }
+
+    /// The server, as messages name it.
+    pub(super) fn server_name(&self) -> &str {
+        &self.name
+    }
+
+    /// Wakes when the server's tool list may have changed.
+    pub(super) fn list_changes(&self) -> watch::Receiver<u64> {
+        self.list_changed.subscribe()
+    }
+
+    /// Every tool the server lists (all pages), connecting first if needed.
+    pub(super) async fn list_tools(&self) -> Result<Vec<McpTool>, ConnectError> {
+        let (session, _) = self.session().await?;
+        match tokio::time::timeout(self.timeout, session.peer.list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(error)) => {
+                if is_transport_failure(&error) {
+                    session.end();
+                }
+                Err(ConnectError::Request(describe(&error)))
+            }
+            Err(_) => Err(ConnectError::Timeout(self.timeout)),
+        }
+    }
+
+    /// Calls the remote tool `name`. A server that is gone gives an error at once; a
+    /// request that could not be sent on a session that had died unnoticed is sent
+    /// once more on a new one.
+    pub(super) async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let Value::Object(arguments) = arguments else {
+            return Err(ToolError::invalid_arguments(
+                "the arguments must be a JSON object",
+            ));
+        };
+        let (session, fresh) = self
+            .session()
+            .await
+            .map_err(|error| self.unavailable(&error.reason()))?;
+        let failure = match session.call(name, arguments.clone(), ctx).await {
+            Ok(output) => return Ok(output),
+            Err(Failure::NotSent(reason)) if !fresh => {
+                tracing::debug!(server = %self.name, %reason, "the MCP session is gone; reconnecting");
+                session.end();
+                let (session, _) = self
+                    .session()
+                    .await
+                    .map_err(|error| self.unavailable(&error.reason()))?;
+                match session.call(name, arguments, ctx).await {
+                    Ok(output) => return Ok(output),
+                    Err(failure) => failure,
+                }
+            }
+            Err(failure) => failure,
+        };
+        Err(match failure {
+            Failure::NotSent(reason) | Failure::Lost(reason) => self.unavailable(&reason),
+            Failure::Remote(message) => ToolError::new(format!(
+                "the MCP server `{}` returned an error: {message}",
+                self.name
+            )),
+            Failure::Cancelled => ToolError::cancelled(),
+        })
+    }
+
+    fn unavailable(&self, reason: &str) -> ToolError {
+        if self.closed.is_cancelled() {
+            return ToolError::new(format!("the MCP server `{}` was unmounted", self.name));
+        }
+        ToolError::new(format!(
+            "the MCP server `{}` is not available: {reason}; it will be restarted on the next call",
+            self.name
+        ))
+    }
+
+    /// The live session, or a new one; `true` if it is new.
+    async fn session(&self) -> Result<(Arc<Session>, bool), ConnectError> {
+        let mut current = self.current.lock().await;
+        if let Some(session) = current.as_ref()
+            && session.is_alive()
+        {
+            return Ok((session.clone(), false));
+        }
+        if self.closed.is_cancelled() {
+            return Err(ConnectError::Closed);
+        }
+        let session = match tokio::time::timeout(self.timeout, self.open()).await {
+            Ok(session) => Arc::new(session?),
+            Err(_) => return Err(ConnectError::Timeout(self.timeout)),
+        };
+        if current.replace(session.clone()).is_some() {
+            self.list_changed
+                .send_modify(|version| *version = version.wrapping_add(1));
+        }
+        Ok((session, true))
+    }
+
+    /// Starts the server (or opens an HTTP session) and completes the handshake:
+    /// `server/discover` (protocol 2026-07-28), falling back to `initialize` for older
+    /// servers.
+    async fn open(&self) -> Result<Session, ConnectError> {
+        let progress = ProgressRoutes::default();
+        let client = MountClient {
+            list_changed: self.list_changed.clone(),
+            progress: progress.clone(),
+        };
+        let stop = CancellationToken::new();
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::LATEST],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        };
+        let running = match &self.server {
+            McpServer::Stdio(command) => {
+                let (transport, _) = TokioChildProcess::builder(command.command())
+                    .spawn()
+                    .map_err(|error| ConnectError::Connect(format!("cannot start it: {error}")))?;
+                serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
+            }
+            McpServer::Http(endpoint) => {
+                let mut retry = ExponentialBackoff::default();
+                retry.max_times = Some(HTTP_STREAM_RETRIES);
+                retry.base_duration = Duration::from_millis(100);
+                retry.max_delay = Some(Duration::from_secs(1));
+                let mut config = StreamableHttpClientTransportConfig::with_uri(endpoint.url.as_str());
+                config.retry_config = Arc::new(retry);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
+            }
+        }
+        .map_err(|error| match &error {
+            ClientInitializeError::TransportError { .. } | ClientInitializeError::ConnectionClosed(_) => {
+                ConnectError::Connect(describe(&error))
+            }
+            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+                ConnectError::Handshake(describe(fallback))
+            }
+            _ => ConnectError::Handshake(describe(&error)),
+        })?;
+        Ok(Session::start(running, stop, progress, self.list_changed.clone()).await)
+    }
+
+    /// Ends the current session and refuses new ones; waits a little for it to wind down.
+    pub(super) async fn close(&self) {
+        self.closed.cancel();
+        let session = self.current.lock().await.take();
+        if let Some(session) = session {
+            session.end();
+            let _ = tokio::time::timeout(CLOSE_WAIT, session.ended.cancelled()).await;
+        }
+    }
+}
+
+/// One running client session.
+struct Session {
+    peer: Peer<RoleClient>,
+    /// Cancelling it ends the session (and fails its requests in flight).
+    stop: CancellationToken,
+    /// Cancelled once the session's loop has ended.
+    ended: CancellationToken,
+    /// Set when the server ended our `list_changed` subscription: calls in flight may
+    /// finish, new calls start a new session (which subscribes again).
+    retired: CancellationToken,
+    progress: ProgressRoutes,
+}
+
+impl Session {
+    /// Runs the session's loop in the background and, on protocol 2026-07-28, waits
+    /// until the server acknowledged our `list_changed` subscription, so no change after
+    /// this returns is missed (older protocols send it to [`MountClient`] unasked).
+    async fn start(
+        running: RunningService<RoleClient, MountClient>,
+        stop: CancellationToken,
+        progress: ProgressRoutes,
+        list_changed: Arc<watch::Sender<u64>>,
+    ) -> Self {
+        let peer = running.peer().clone();
+        let ended = CancellationToken::new();
+        let loop_ended = ended.clone();
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            loop_ended.cancel();
+        });
+        let retired = CancellationToken::new();
+        let info = peer.peer_info();
+        let modern = info
+            .as_ref()
+            .is_some_and(|info| !info.protocol_version.has_initialize());
+        let announces_changes = info
+            .as_ref()
+            .and_then(|info| info.capabilities.tools.as_ref())
+            .and_then(|tools| tools.list_changed)
+            .unwrap_or(false);
+        if modern && announces_changes {
+            match peer.listen(list_changed_filter()).await {
+                Ok(subscription) => {
+                    tokio::spawn(follow_subscription(
+                        subscription,
+                        peer.clone(),
+                        stop.clone(),
+                        retired.clone(),
+                        list_changed,
+                    ));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cannot follow the tool list of a mounted MCP server");
+                }
+            }
+        }
+        Self {
+            peer,
+            stop,
+            ended,
+            retired,
+            progress,
+        }
+    }
+
+    fn is_alive(&self) -> bool {
+        !(self.stop.is_cancelled()
+            || self.ended.is_cancelled()
+            || self.retired.is_cancelled()
+            || self.peer.is_transport_closed())
+    }
+
+    /// Ends the session; its requests in flight fail at once.
+    fn end(&self) {
+        self.stop.cancel();
+    }
+
+    /// Sends `tools/call` and waits for the result, the caller's cancellation or the end
+    /// of the session, whichever comes first.
+    async fn call(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, Failure> {
+        if self.stop.is_cancelled() || self.ended.is_cancelled() || self.peer.is_transport_closed() {
+            return Err(Failure::NotSent("the connection is closed".to_owned()));
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(name.to_owned()).with_arguments(arguments),
+        ));
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|error| Failure::NotSent(describe(&error)))?;
+        let _progress = self.progress.route(handle.progress_token.clone(), ctx.clone());
+        let mut abandoned = CancelOnDrop {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            () = ctx.cancelled() => return Err(Failure::Cancelled),
+            () = self.stop.cancelled() => Err(ServiceError::TransportClosed),
+            () = self.ended.cancelled() => Err(ServiceError::TransportClosed),
+        };
+        abandoned.disarm();
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(convert::tool_output(&result)),
+            Ok(ServerResult::EmptyResult(_)) => Ok(ToolOutput::default()),
+            Ok(ServerResult::InputRequiredResult(_)) => Err(Failure::Remote(
+                "it asked for more input, which mounted tools cannot give".to_owned(),
+            )),
+            Ok(ServerResult::CreateTaskResult(_)) => Err(Failure::Remote(
+                "it answered with a task, which mounted tools do not follow".to_owned(),
+            )),
+            Ok(_) => Err(Failure::Remote(
+                "it sent a response that is not a tool result".to_owned(),
+            )),
+            Err(ServiceError::McpError(error)) => Err(Failure::Remote(error.message.to_string())),
+            Err(ServiceError::Cancelled { .. }) => Err(Failure::Cancelled),
+            Err(error @ ServiceError::TransportSend(_)) => {
+                self.end();
+                Err(Failure::NotSent(describe(&error)))
+            }
+            Err(error @ ServiceError::TransportClosed) => {
+                self.end();
+                Err(Failure::Lost(describe(&error)))
+            }
+            Err(error) => Err(Failure::Remote(describe(&error))),
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Follows `list_changed` on a protocol 2026-07-28 session through a
+/// `subscriptions/listen` stream. A stream that breaks means the server is gone: the
+/// session ends. One the server closes retires the session, so the next call starts a
+/// new one and subscribes again.
+async fn follow_subscription(
+    mut subscription: Subscription,
+    peer: Peer<RoleClient>,
+    stop: CancellationToken,
+    retired: CancellationToken,
+    list_changed: Arc<watch::Sender<u64>>,
+) {
+    loop {
+        loop {
+            let next = tokio::select! {
+                () = stop.cancelled() => return,
+                next = subscription.next() => next,
+            };
+            match next {
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                    list_changed.send_modify(|version| *version = version.wrapping_add(1));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(error) => {
+                    tracing::debug!(%error, "the list_changed subscription of a mounted MCP server failed");
+                    stop.cancel();
+                    return;
+                }
+            }
+        }
+        match subscription.end() {
+            // Notifications were lost: re-list, and listen again.
+            Some(SubscriptionEnd::Lagged { .. }) => {
+                list_changed.send_modify(|version| *version = version.wrapping_add(1));
+            }
+            Some(SubscriptionEnd::Graceful(_) | SubscriptionEnd::Cancelled) => {
+                retired.cancel();
+                return;
+            }
+            _ => {
+                stop.cancel();
+                return;
+            }
+        }
+        subscription = tokio::select! {
+            () = stop.cancelled() => return,
+            subscription = peer.listen(list_changed_filter()) => match subscription {
+                Ok(subscription) => subscription,
+                Err(error) => {
+                    tracing::debug!(%error, "cannot listen again for list_changed; retiring the session");
+                    retired.cancel();
+                    return;
+                }
+            },
+        };
+    }
+}
+
+fn list_changed_filter() -> SubscriptionFilter {
+    SubscriptionFilter::builder().tools_list_changed().build()
+}
+
+/// The client side of a session: notes `list_changed` and routes progress to calls.
+struct MountClient {
+    list_changed: Arc<watch::Sender<u64>>,
+    progress: ProgressRoutes,
+}
+
+impl ClientHandler for MountClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed
+            .send_modify(|version| *version = version.wrapping_add(1));
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(params);
+    }
+}
+
+/// The calls in flight that want progress, by the progress token of their request.
+///
+/// A token is known only once its request is queued, so a fast server's first report
+/// can arrive before the call has registered; such reports wait in `early` (a few, the
+/// oldest dropped first) for their call.
+#[derive(Clone, Default)]
+struct ProgressRoutes(Arc<Mutex<Routes>>);
+
+#[derive(Default)]
+struct Routes {
+    calls: HashMap<ProgressToken, ToolContext>,
+    early: VecDeque<ProgressNotificationParam>,
+}
+
+/// How many reports without a call are kept.
+const EARLY_PROGRESS: usize = 32;
+
+impl ProgressRoutes {
+    /// Sends progress for `token` to `ctx` (first any that came early) until the guard
+    /// is dropped.
+    fn route(&self, token: ProgressToken, ctx: ToolContext) -> ProgressRoute {
+        let early: VecDeque<ProgressNotificationParam> = {
+            let mut routes = self.lock();
+            routes.calls.insert(token.clone(), ctx.clone());
+            let (mine, others) = routes
+                .early
+                .drain(..)
+                .partition(|params| params.progress_token == token);
+            routes.early = others;
+            mine
+        };
+        for params in &early {
+            forward(&ctx, params);
+        }
+        ProgressRoute {
+            routes: self.clone(),
+            token,
+        }
+    }
+
+    fn report(&self, params: ProgressNotificationParam) {
+        let ctx = {
+            let mut routes = self.lock();
+            let ctx = routes.calls.get(&params.progress_token).cloned();
+            if ctx.is_none() {
+                if routes.early.len() == EARLY_PROGRESS {
+                    routes.early.pop_front();
+                }
+                routes.early.push_back(params.clone());
+            }
+            ctx
+        };
+        // Outside the lock: the reporter is the caller's code.
+        if let Some(ctx) = ctx {
+            forward(&ctx, &params);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn forward(ctx: &ToolContext, params: &ProgressNotificationParam) {
+    ctx.report_progress(params.progress, params.total, params.message.as_deref());
+}
+
+/// Removes a call's progress route when the call ends.
+struct ProgressRoute {
+    routes: ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressRoute {
+    fn drop(&mut self) {
+        let removed = self.routes.lock().calls.remove(&self.token);
+        drop(removed);
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller stopped waiting (the call
+/// timed out, was cancelled, or its future was dropped), so the server stops working on
+/// it.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = "the caller stopped waiting".to_owned();
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                .await;
+        });
+    }
+}
+
+/// Whether a request failed because the transport is broken (rather than the server
+/// answering with an error).
+fn is_transport_failure(error: &ServiceError) -> bool {
+    matches!(
+        error,
+        ServiceError::TransportSend(_) | ServiceError::TransportClosed
+    )
+}
+
+/// An error and its sources, joined with `": "` (leaving out sources the message
+/// already repeats).
+fn describe(error: &(dyn StdError + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rmcp::model::NumberOrString;
+    use tool_core::{Progress, ProgressReporter};
+
+    use super::*;
+
+    fn report(token: i64, progress: f64) -> ProgressNotificationParam {
+        ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(token)), progress)
+    }
+
+    #[test]
+    fn progress_that_comes_before_its_call_is_delivered_when_it_registers() {
+        let routes = ProgressRoutes::default();
+        let seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
+        let sink = seen.clone();
+        let ctx = ToolContext::new("c1").with_progress(ProgressReporter::new(move |progress| {
+            sink.lock().unwrap().push(progress);
+        }));
+        routes.report(report(1, 0.5));
+        routes.report(report(2, 9.0));
+        let route = routes.route(ProgressToken(NumberOrString::Number(1)), ctx);
+        routes.report(report(1, 1.0));
+        drop(route);
+        routes.report(report(1, 2.0));
+        let progress: Vec<f64> = seen.lock().unwrap().iter().map(|p| p.progress).collect();
+        assert_eq!(progress, [0.5, 1.0]);
+        assert!(routes.lock().calls.is_empty());
+        // Early reports are bounded.
+        for n in 0..100 {
+            routes.report(report(100 + n, 0.0));
+        }
+        assert_eq!(routes.lock().early.len(), EARLY_PROGRESS);
+    }
+}

@@ -346,3 +346,120 @@ async fn http_serves_every_builtin_family_and_stops_on_sigterm() {
         .unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// `serve --mount`: another `agent-tools serve` (over its own workspace) behind ours, its
+/// tools under `inner_`, every call in our audit log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_mounts_other_servers_as_a_gateway() {
+    let world = world().await;
+    let setup = Setup::new(&world);
+    let inner = tempfile::tempdir().unwrap();
+    std::fs::write(inner.path().join("inner.txt"), "from the inner workspace\n").unwrap();
+    let inner_command = format!(
+        "inner='{}' --workspace '{}' serve",
+        env!("CARGO_BIN_EXE_agent-tools"),
+        inner.path().display()
+    );
+    let command = setup.command(&["--mount", &inner_command]).configure(|command| {
+        command.stderr(Stdio::null());
+    });
+    let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert!(names.contains(&"read_file".to_owned()), "{names:?}");
+    assert!(names.contains(&"inner_read_file".to_owned()), "{names:?}");
+    assert!(names.contains(&"inner_exec".to_owned()), "{names:?}");
+
+    let inner_read = json!({"path": "inner.txt"});
+    assert_ok(&client, "inner_read_file", inner_read, "from the inner workspace").await;
+    let outer_read = call(&client, "read_file", json!({"path": "inner.txt"})).await;
+    assert_eq!(
+        outer_read.is_error,
+        Some(true),
+        "the outer workspace has no inner.txt"
+    );
+    // The gateway validates before forwarding, with the inner tool's schema.
+    let invalid = call(&client, "inner_read_file", json!({"path": 1})).await;
+    assert!(
+        text(&invalid).contains("`/path`: expected string"),
+        "{}",
+        text(&invalid)
+    );
+    client.cancel().await.unwrap();
+
+    let log = std::fs::read_to_string(&setup.audit).unwrap();
+    let tools: Vec<String> = log
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["tool"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(tools, ["inner_read_file", "read_file", "inner_read_file"]);
+}
+
+/// A mounted stdio server killed mid-call: the call in flight ends with an error at once,
+/// and the next call starts a new server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounted_server_that_dies_is_restarted_on_the_next_call() {
+    use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
+    use agent_tools::{ToolCall, ToolRegistry};
+
+    let inner = tempfile::tempdir().unwrap();
+    let server = McpServer::stdio(env!("CARGO_BIN_EXE_agent-tools"), ["serve"]).current_dir(inner.path());
+    let registry = ToolRegistry::new();
+    let mount = registry
+        .mount_mcp(server, MountOptions::new().prefix("inner_"))
+        .await
+        .unwrap();
+    assert!(mount.tool_names().contains(&"inner_exec".to_owned()));
+
+    let server_pid = |registry: ToolRegistry| async move {
+        let call = ToolCall::new("pid", "inner_exec", json!({"command": "echo $PPID"}));
+        let result = registry.call(call).await;
+        assert!(!result.is_error(), "{}", result.text());
+        let text = result.text();
+        let line = text
+            .lines()
+            .find(|line| line.trim().parse::<i32>().is_ok())
+            .unwrap()
+            .to_owned();
+        line.trim().parse::<libc::pid_t>().unwrap()
+    };
+    let first = server_pid(registry.clone()).await;
+
+    let long = tokio::spawn({
+        let registry = registry.clone();
+        async move {
+            let call = ToolCall::new(
+                "long",
+                "inner_exec",
+                json!({"command": "touch started; sleep 60"}),
+            );
+            registry.call(call).await
+        }
+    });
+    let started = inner.path().join("started");
+    poll("the long call to be running", || started.exists().then_some(())).await;
+    // SAFETY: `kill` has no memory-safety preconditions; the pid is the mounted server's.
+    assert_eq!(unsafe { libc::kill(first, libc::SIGKILL) }, 0);
+    let result = tokio::time::timeout(Duration::from_secs(10), long)
+        .await
+        .expect("the call in flight must end when its server dies")
+        .unwrap();
+    assert!(result.is_error());
+    assert!(result.text().contains("not available"), "{}", result.text());
+
+    let second = server_pid(registry.clone()).await;
+    assert_ne!(first, second);
+    mount.unmount().await;
+    assert!(!registry.contains("inner_exec"));
+}

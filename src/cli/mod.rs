@@ -179,7 +179,7 @@ where
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
-        Command::Serve { http, mounts } => serve::serve(registry, http.as_deref(), io)
+        Command::Serve { http, mounts } => serve::serve(registry, http.as_deref(), mounts, io)
             .await
             .map(|()| EXIT_OK),
     }

@@ -125,7 +125,11 @@ mod tests {
                 mime_type: "image/png".into(),
                 data: "iVBO".into(),
             })
-            .with_content(Content::text_resource("file:///notes.md", Some("text/markdown".into()), "# N"))
+            .with_content(Content::text_resource(
+                "file:///notes.md",
+                Some("text/markdown".into()),
+                "# N",
+            ))
             .with_content(Content::blob_resource("file:///a.bin", None, &[0, 1, 2]))
             .with_structured(json!({"count": 3}));
         let result = tool_core::ToolResult::new("1", "t", output.clone());

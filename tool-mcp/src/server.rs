@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tool_core::{Dialect, Outcome, Progress, ProgressReporter, ToolCall, ToolRegistry};
+use tool_core::{Dialect, Outcome, Progress, ProgressReporter, ToolCall, ToolChanges, ToolRegistry};
 
 use crate::convert;
 
@@ -46,6 +46,10 @@ use crate::convert;
 pub struct McpHandler {
     registry: ToolRegistry,
     config: Arc<ServerConfig>,
+    /// Made with the handler, so a watcher started later still wakes for a change made
+    /// between a client's handshake and its watcher starting: a client may get one
+    /// notification too many, never one too few.
+    changes: ToolChanges,
 }
 
 impl McpHandler {
@@ -58,6 +62,7 @@ impl McpHandler {
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
         Self {
+            changes: registry.changes(),
             registry,
             config: Arc::new(config),
         }
@@ -143,7 +148,7 @@ impl ServerHandler for McpHandler {
     /// Clients that connect with `initialize` (protocol versions before 2026-07-28) get
     /// `notifications/tools/list_changed` on the session itself.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let mut changes = self.registry.changes();
+        let mut changes = self.changes.clone();
         let peer = context.peer;
         tokio::spawn(async move {
             while changes.changed().await {
@@ -162,7 +167,7 @@ impl ServerHandler for McpHandler {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let mut changes = self.registry.changes();
+        let mut changes = self.changes.clone();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),

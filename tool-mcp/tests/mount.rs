@@ -569,22 +569,25 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no method " + method}})
 "#;
 
-fn python() -> Option<&'static str> {
+/// The interpreter for the stdio test server: a second, independent MCP implementation
+/// (older protocol, hand-written JSON-RPC). `.ci/run` installs it.
+fn python() -> &'static str {
     let found = std::process::Command::new("python3")
         .arg("--version")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|status| status.success());
-    found.then_some("python3")
+    assert!(
+        found,
+        "the stdio mount tests need python3 on PATH (apt-get install python3)"
+    );
+    "python3"
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_server_is_mounted_followed_and_restarted() {
-    let Some(python) = python() else {
-        eprintln!("python3 not found; skipping the stdio mount test");
-        return;
-    };
+    let python = python();
     let local = ToolRegistry::new();
     let mount = local
         .mount_mcp(
@@ -629,10 +632,7 @@ async fn a_stdio_server_is_mounted_followed_and_restarted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_registry_ends_the_server() {
-    let Some(python) = python() else {
-        eprintln!("python3 not found; skipping the stdio mount test");
-        return;
-    };
+    let python = python();
     let local = ToolRegistry::new();
     let mount = local
         .mount_mcp(

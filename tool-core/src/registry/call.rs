@@ -152,7 +152,11 @@ impl ToolResult {
         Self {
             call_id: call_id.into(),
             name: name.into(),
-            outcome: if output.is_error { Outcome::Error } else { Outcome::Ok },
+            outcome: if output.is_error {
+                Outcome::Error
+            } else {
+                Outcome::Ok
+            },
             output,
             duration: Duration::ZERO,
             repairs: Vec::new(),

@@ -176,14 +176,13 @@ async fn assert_ok(client: &Client, name: &str, arguments: Value, expected: &str
     result
 }
 
+async fn tool_names(client: &Client) -> Vec<String> {
+    let tools = client.list_all_tools().await.unwrap();
+    tools.into_iter().map(|tool| tool.name.to_string()).collect()
+}
+
 async fn every_family_works(client: &Client, world: &World) {
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let names = tool_names(client).await;
     for expected in [
         "read_file",
         "exec",
@@ -365,13 +364,7 @@ async fn serve_mounts_other_servers_as_a_gateway() {
     });
     let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
 
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let names = tool_names(&client).await;
     assert!(names.contains(&"read_file".to_owned()), "{names:?}");
     assert!(names.contains(&"inner_read_file".to_owned()), "{names:?}");
     assert!(names.contains(&"inner_exec".to_owned()), "{names:?}");

@@ -13,7 +13,7 @@ use tool_core::{
     CancellationToken, DynamicTool, Outcome, Progress, ProgressReporter, ToolCall, ToolContext, ToolError,
     ToolMeta, ToolOutput, ToolRegistry,
 };
-use tool_mcp::{HttpServer, McpServer, MountError, MountMcp as _, MountOptions, serve_http};
+use tool_mcp::{HttpServer, McpMount, McpServer, MountError, MountMcp as _, MountOptions, serve_http};
 
 /// Bounds every wait in these tests; nothing should come near it.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -155,6 +155,22 @@ async fn serve(remote: &ToolRegistry) -> HttpServer {
     serve_http(remote.clone(), "127.0.0.1:0").await.unwrap()
 }
 
+/// The remote registry of test tools, served on a free port.
+async fn start_remote() -> (Arc<Seen>, ToolRegistry, HttpServer) {
+    let seen = Arc::new(Seen::default());
+    let remote = remote_registry(&seen);
+    let server = serve(&remote).await;
+    (seen, remote, server)
+}
+
+/// Mounts `server` into `local` with [`options`].
+async fn mount(local: &ToolRegistry, server: &HttpServer) -> McpMount {
+    local
+        .mount_mcp(McpServer::http(server.url()), options())
+        .await
+        .unwrap()
+}
+
 async fn call(local: &ToolRegistry, name: &str, arguments: Value) -> tool_core::ToolResult {
     bounded(local.call(ToolCall::new("c1", name, arguments))).await
 }
@@ -178,9 +194,7 @@ async fn until(local: &ToolRegistry, done: impl Fn(&ToolRegistry) -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (_seen, remote, server) = start_remote().await;
     let local = ToolRegistry::new();
     let mount = local
         .mount_mcp(
@@ -227,14 +241,9 @@ async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_round_trip() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (seen, _remote, server) = start_remote().await;
     let local = ToolRegistry::new();
-    let _mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let _mount = mount(&local, &server).await;
 
     let result = call(&local, "r_echo", json!({"text": "hi"})).await;
     assert_eq!(result.outcome, Outcome::Ok, "{}", result.text());
@@ -268,14 +277,9 @@ async fn calls_round_trip() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_json_rpc_error_becomes_an_error_result() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (_seen, remote, server) = start_remote().await;
     let local = ToolRegistry::new();
-    let _mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let _mount = mount(&local, &server).await;
     // Hold the tool, so the call goes out whatever list_changed does meanwhile.
     let echo = local.get("r_echo").unwrap();
     remote.unregister("echo").unwrap();
@@ -289,9 +293,7 @@ async fn a_remote_json_rpc_error_becomes_an_error_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_cancels_the_remote_call() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (seen, _remote, server) = start_remote().await;
     let local = ToolRegistry::new();
     let _mount = local
         .mount_mcp(
@@ -327,14 +329,9 @@ async fn call_echo(local: &ToolRegistry) -> tool_core::ToolResult {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_progress_reaches_the_caller() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (seen, _remote, server) = start_remote().await;
     let local = ToolRegistry::new();
-    let _mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let _mount = mount(&local, &server).await;
 
     let reports = Arc::new(Mutex::new(Vec::<Progress>::new()));
     let sink = reports.clone();
@@ -355,14 +352,9 @@ async fn remote_progress_reaches_the_caller() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn follows_list_changed() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (_seen, remote, server) = start_remote().await;
     let local = ToolRegistry::new();
-    let mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let mount = mount(&local, &server).await;
 
     remote
         .register(DynamicTool::new(
@@ -393,15 +385,10 @@ async fn follows_list_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_server_gives_errors_and_the_next_call_reconnects() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (seen, remote, server) = start_remote().await;
     let addr: SocketAddr = server.local_addr();
     let local = ToolRegistry::builder().default_timeout(PATIENCE * 2).build();
-    let _mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let _mount = mount(&local, &server).await;
     assert_eq!(call_echo(&local).await.text(), "hi");
 
     // A call in flight when the server goes away ends promptly, with an error.
@@ -448,9 +435,7 @@ async fn a_dead_server_gives_errors_and_the_next_call_reconnects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unmount_removes_the_tools() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (_seen, _remote, server) = start_remote().await;
     let local = ToolRegistry::new();
     local
         .register(DynamicTool::new(
@@ -460,10 +445,7 @@ async fn unmount_removes_the_tools() {
             |_: Value, _: ToolContext| async { Ok::<_, ToolError>("") },
         ))
         .unwrap();
-    let mount = local
-        .mount_mcp(McpServer::http(server.url()), options())
-        .await
-        .unwrap();
+    let mount = mount(&local, &server).await;
     let echo = local.get("r_echo").unwrap();
     assert_eq!(local.len(), 6);
     bounded(mount.unmount()).await;
@@ -476,9 +458,7 @@ async fn unmount_removes_the_tools() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mount_failures_name_the_server() {
-    let seen = Arc::new(Seen::default());
-    let remote = remote_registry(&seen);
-    let server = serve(&remote).await;
+    let (_seen, _remote, server) = start_remote().await;
 
     // A name a local tool already has.
     let local = ToolRegistry::new();

@@ -118,14 +118,8 @@ async fn sessions_get_list_changed_when_tools_change() {
 
     registry.register(echo("second")).unwrap();
     next(&mut connected.list_changed).await;
-    let names: Vec<_> = connected
-        .client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
+    let tools = connected.client.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.into_iter().map(|tool| tool.name.to_string()).collect();
     assert_eq!(names, ["first", "second"]);
 
     registry.unregister("first");

@@ -8,11 +8,15 @@
 //!   session), notices when it dies and reconnects on the next call;
 //! - [`remote_tool`]: one imported tool, and the import rules (prefix, filter, what is
 //!   skipped);
+//! - [`progress`] and [`cancel`]: a call's progress reports and its cancellation,
+//!   carried between the caller and the remote request;
 //! - [`follow`]: the background task that re-lists the tools on `list_changed` and swaps
 //!   them into the registry.
 
+mod cancel;
 mod connection;
 mod follow;
+mod progress;
 mod remote_tool;
 
 use std::ffi::OsString;

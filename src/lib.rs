@@ -94,6 +94,13 @@
 //! ([`DefinitionOptions`], [`Strict`]); [`Dialect::tool_result`] renders a call's result as
 //! that provider's message. Each dialect is a transformation of the one canonical schema;
 //! see the `dialect` table in the README for what each changes.
+//!
+//! ## MCP
+//!
+//! [`mcp::serve_stdio`] and [`mcp::serve_http`] serve any registry to MCP clients, with
+//! the registry's validation, timeouts and audit log; [`mcp::MountMcp::mount_mcp`]
+//! brings another MCP server's tools into a registry. The `agent-tools` binary
+//! (`agent-tools serve`) does both for the built-in tools.
 
 #![warn(missing_docs)]
 

@@ -184,6 +184,7 @@ async fn tool_names(client: &Client) -> Vec<String> {
 async fn every_family_works(client: &Client, world: &World) {
     let names = tool_names(client).await;
     for expected in [
+        "screenshot",
         "read_file",
         "exec",
         "web_fetch",
@@ -248,6 +249,13 @@ async fn every_family_works(client: &Client, world: &World) {
     )
     .await;
     assert_ok(client, "send_media", json!({"paths": ["dot.png"]}), "dot.png").await;
+    // Screenshots: a page rendered by headless Chromium, returned as an image part.
+    let shot = json!({"target": "url", "url": page, "width": 320, "height": 240, "save_to": "shot.png"});
+    let shot = assert_ok(client, "screenshot", shot, "shot.png").await;
+    assert!(
+        shot.content.iter().any(|part| part.as_image().is_some()),
+        "no image part"
+    );
     assert_eq!(world.webhook_posts.load(Ordering::SeqCst), 1);
 }
 

@@ -354,8 +354,9 @@ async fn http_serves_every_builtin_family_and_stops_on_sigterm() {
     assert!(status.success(), "{status:?}");
 }
 
-/// `serve --mount`: another `agent-tools serve` (over its own workspace) behind ours, its
-/// tools under `inner_`, every call in our audit log.
+/// `serve --mount`: two other `agent-tools serve`s behind ours — one started as a stdio
+/// child over its own workspace (`inner_`), one already serving HTTP (`remote_`) — with
+/// every call in our audit log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_mounts_other_servers_as_a_gateway() {
     let world = world().await;
@@ -367,15 +368,26 @@ async fn serve_mounts_other_servers_as_a_gateway() {
         env!("CARGO_BIN_EXE_agent-tools"),
         inner.path().display()
     );
-    let command = setup.command(&["--mount", &inner_command]).configure(|command| {
-        command.stderr(Stdio::null());
-    });
+    let remote_setup = Setup::new(&world);
+    std::fs::write(remote_setup.workspace().join("remote.txt"), "over HTTP\n").unwrap();
+    let (_remote, url) = start_http(&remote_setup).await;
+    let remote_mount = format!("remote={url}");
+    let command = setup
+        .command(&["--mount", &inner_command, "--mount", &remote_mount])
+        .configure(|command| {
+            command.stderr(Stdio::null());
+        });
     let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
 
     let names = tool_names(&client).await;
-    assert!(names.contains(&"read_file".to_owned()), "{names:?}");
-    assert!(names.contains(&"inner_read_file".to_owned()), "{names:?}");
-    assert!(names.contains(&"inner_exec".to_owned()), "{names:?}");
+    for expected in ["read_file", "inner_read_file", "inner_exec", "remote_read_file"] {
+        assert!(
+            names.iter().any(|name| name == expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    let remote_read = json!({"path": "remote.txt"});
+    assert_ok(&client, "remote_read_file", remote_read, "over HTTP").await;
 
     let inner_read = json!({"path": "inner.txt"});
     assert_ok(&client, "inner_read_file", inner_read, "from the inner workspace").await;
@@ -404,7 +416,15 @@ async fn serve_mounts_other_servers_as_a_gateway() {
                 .to_owned()
         })
         .collect();
-    assert_eq!(tools, ["inner_read_file", "read_file", "inner_read_file"]);
+    assert_eq!(
+        tools,
+        [
+            "remote_read_file",
+            "inner_read_file",
+            "read_file",
+            "inner_read_file"
+        ]
+    );
 }
 
 /// A mounted stdio server killed mid-call: the call in flight ends with an error at once,

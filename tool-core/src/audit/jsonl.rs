@@ -10,10 +10,11 @@ use super::{AuditEvent, AuditSink};
 
 /// Appends each event as one line of JSON to a file.
 ///
-/// Each line is serialized first and written with a single `write_all` under a lock, on a
+/// Each line is serialized first and written in one piece under a lock, on a
 /// file opened in append mode, so lines from concurrent calls never interleave; the file
 /// is unbuffered, so every event is in the OS when `record` returns (it is not fsynced).
-/// A failed write is logged with `tracing` and counted, never raised.
+/// A failed write is logged with `tracing` and counted, never raised; the part of its line
+/// that was written (on a full disk) is cut off again.
 #[derive(Debug)]
 pub struct JsonlAudit {
     path: PathBuf,
@@ -47,9 +48,28 @@ impl JsonlAudit {
         let mut line = serde_json::to_vec(event)?;
         line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        file.write_all(&line)?;
+        let mut written = 0;
+        while written < line.len() {
+            match file.write(&line[written..]) {
+                Ok(0) => return Err(take_back(&file, written, io::ErrorKind::WriteZero.into())),
+                Ok(n) => written += n,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(take_back(&file, written, error)),
+            }
+        }
         file.flush()
     }
+}
+
+/// Cuts off the part of a line that was written before the disk filled up, so the next
+/// event starts on a line of its own instead of completing a broken one.
+fn take_back(file: &File, written: usize, error: io::Error) -> io::Error {
+    if written > 0
+        && let Ok(metadata) = file.metadata()
+    {
+        let _ = file.set_len(metadata.len().saturating_sub(written as u64));
+    }
+    error
 }
 
 impl AuditSink for JsonlAudit {

@@ -4,7 +4,7 @@
 //! renamed over the target; then the directory is flushed so the rename itself survives
 //! a crash. A writer that fails or is killed leaves the previous content in place. A
 //! killed writer can leave its temporary file behind; the next successful write of the
-//! same file removes it.
+//! same file removes it. An append that fails (a full disk) takes back what it wrote.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write as _};
@@ -66,12 +66,33 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
     let mut file = dir.open_with(name, &options)?;
-    file.write_all(contents)?;
-    file.sync_data()?;
+    let mut written = 0;
+    while written < contents.len() {
+        match file.write(&contents[written..]) {
+            Ok(0) => return Err(take_back(&file, written, io::ErrorKind::WriteZero.into())),
+            Ok(n) => written += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(take_back(&file, written, error)),
+        }
+    }
+    if let Err(error) = file.sync_data() {
+        return Err(take_back(&file, written, error));
+    }
     if !existed {
         sync_dir(dir)?;
     }
     Ok(!existed)
+}
+
+/// Cuts off what a failed append wrote (part of it, on a full disk), so that a failed
+/// append leaves the file as it was.
+fn take_back(file: &cap_std::fs::File, written: usize, error: io::Error) -> io::Error {
+    if written > 0
+        && let Ok(metadata) = file.metadata()
+    {
+        let _ = file.set_len(metadata.len().saturating_sub(written as u64));
+    }
+    error
 }
 
 /// A new temporary file next to `name` holding `contents`, flushed to disk.

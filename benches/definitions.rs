@@ -59,5 +59,38 @@ fn first_render(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, definitions, first_render);
+/// 100 tools (the corpus under eight prefixes, cut to 100) in every dialect: what a large
+/// agent pays for its first turn (`uncached`) and for every turn after (`cached`).
+fn hundred_tools(c: &mut Criterion) {
+    let corpus = corpus::registry();
+    let registry = agent_tools::ToolRegistry::new();
+    for copy in 0..8 {
+        registry
+            .merge(&corpus.with_prefix(&format!("t{copy}_")).expect("valid names"))
+            .expect("distinct names");
+    }
+    let names = registry.names();
+    let hundred: Vec<&str> = names.iter().take(100).map(String::as_str).collect();
+    let registry = registry.subset(&hundred).expect("registered");
+    let specs: Vec<_> = registry.tools().iter().map(|tool| tool.spec().clone()).collect();
+    assert_eq!(specs.len(), 100);
+
+    let mut group = c.benchmark_group("definitions_100");
+    for dialect in Dialect::ALL {
+        let options = DefinitionOptions::new(dialect).strict(Strict::Auto);
+        group.bench_function(format!("{}/uncached", dialect.id()), |b| {
+            b.iter(|| {
+                for spec in &specs {
+                    black_box(options.render(spec));
+                }
+            })
+        });
+        group.bench_function(format!("{}/cached", dialect.id()), |b| {
+            b.iter(|| black_box(registry.definitions_with(black_box(options))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, definitions, first_render, hundred_tools);
 criterion_main!(benches);

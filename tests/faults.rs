@@ -41,6 +41,12 @@ impl Rng {
 
 /// Size of a "huge" output.
 const HUGE: usize = 1024 * 1024;
+
+/// The chaos registry's output limit; a huge output is cut down to it.
+const OUTPUT_LIMIT: usize = 64 * 1024;
+
+/// Room for the note that says what was cut.
+const NOTE: usize = 200;
 /// The timeout of calls that hang.
 const HANG_TIMEOUT: Duration = Duration::from_millis(300);
 /// How long the blocking chaos tool "hangs" (it holds a blocking-pool thread, so it ends;
@@ -113,6 +119,7 @@ async fn chaos_tools_panic_hang_and_flood_and_the_registry_stays_usable() {
     let audit = MemoryAudit::new();
     let registry = ToolRegistry::builder()
         .default_timeout(Duration::from_secs(60))
+        .max_output_bytes(OUTPUT_LIMIT)
         .audit(audit.clone())
         .build();
     registry.register(ChaosTool).unwrap();
@@ -177,9 +184,13 @@ async fn chaos_tools_panic_hang_and_flood_and_the_registry_stays_usable() {
                         result.duration
                     );
                 }
-                // The registry itself does not cap outputs (reported in issue 8): a tool's
-                // output reaches the caller whole; the built-in tools cap their own (below).
-                "huge" => assert!(result.outcome == Outcome::Ok && text.len() == HUGE, "{context}"),
+                // Cut at the registry's limit, with a note saying how much was left out.
+                "huge" => assert!(
+                    result.outcome == Outcome::Ok
+                        && text.len() <= OUTPUT_LIMIT + NOTE
+                        && text.ends_with(&format!("{} of {HUGE} bytes left out]", HUGE - OUTPUT_LIMIT)),
+                    "{context}"
+                ),
                 _ => unreachable!(),
             }
         }
@@ -193,7 +204,8 @@ async fn chaos_tools_panic_hang_and_flood_and_the_registry_stays_usable() {
     // Bounded: the hangs ended at their timeouts, not at some later point.
     assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
 
-    // One audit event per call, with the result's outcome; huge outputs are counted.
+    // One audit event per call, with the result's outcome; huge outputs are recorded at
+    // the size the caller got.
     let events = audit.events();
     assert_eq!(events.len(), CALLS);
     for event in &events {
@@ -206,7 +218,7 @@ async fn chaos_tools_panic_hang_and_flood_and_the_registry_stays_usable() {
         };
         assert_eq!(event.outcome, expected, "{event:?}");
         if plan[n].1 == "huge" {
-            assert_eq!(event.output_bytes, HUGE);
+            assert!(event.output_bytes > OUTPUT_LIMIT && event.output_bytes <= OUTPUT_LIMIT + NOTE);
         }
     }
 
@@ -518,6 +530,12 @@ fn a_full_disk_under_the_audit_log_does_not_fail_the_call() {
             format!("Created `{path}` with 1 line (6 B).")
         );
         assert_eq!(std::fs::read_to_string(ws.join(path)).unwrap(), "hello\n");
+        // The call succeeds, but the one relying on the log hears of the lost event.
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("warning: 1 audit event(s) could not be written to"),
+            "{stderr}"
+        );
     }
 
     // The calls whose events did not fit left no partial line to corrupt the next one.

@@ -31,6 +31,7 @@ mod serve;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser as _;
 
@@ -159,9 +160,18 @@ where
     F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
 {
     let settings = settings(&cli.global)?;
-    let registry = build_registry(&cli.global, &settings)?;
+    let audit = open_audit(&cli.global, &settings)?;
+    let registry = build_registry(&settings, audit.clone())?;
     setup(&registry, &settings).map_err(CliError)?;
-    match &cli.command {
+    let status = run_command(&cli.command, registry, io).await;
+    if let Some(audit) = audit {
+        report_audit_failures(&audit, io);
+    }
+    status
+}
+
+async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>) -> Result<u8, CliError> {
+    match command {
         Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
         Command::Schema {
             dialect,
@@ -208,15 +218,36 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     })
 }
 
-fn build_registry(global: &GlobalArgs, settings: &Settings) -> Result<ToolRegistry, CliError> {
+/// The `--audit-log` (or config) file, shared so its failures can be reported.
+fn open_audit(global: &GlobalArgs, settings: &Settings) -> Result<Option<Arc<JsonlAudit>>, CliError> {
+    let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) else {
+        return Ok(None);
+    };
+    let audit = JsonlAudit::open(path)
+        .map_err(|error| CliError(format!("cannot open audit log {}: {error}", path.display())))?;
+    Ok(Some(Arc::new(audit)))
+}
+
+fn build_registry(settings: &Settings, audit: Option<Arc<JsonlAudit>>) -> Result<ToolRegistry, CliError> {
     let mut builder = ToolRegistry::builder().extension(settings.workspace.clone());
     if let Some(timeout) = settings.config.default_timeout {
         builder = builder.default_timeout(timeout);
     }
-    if let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) {
-        let audit = JsonlAudit::open(path)
-            .map_err(|error| CliError(format!("cannot open audit log {}: {error}", path.display())))?;
+    if let Some(audit) = audit {
         builder = builder.audit(audit);
     }
     Ok(builder.build())
+}
+
+/// A failed audit write never fails a call, but whoever relies on the log must hear of
+/// it.
+fn report_audit_failures(audit: &JsonlAudit, io: &mut Io<'_>) {
+    let failed = audit.failed_writes();
+    if failed > 0 {
+        let path = audit.path().display();
+        let _ = writeln!(
+            io.stderr,
+            "agent-tools: warning: {failed} audit event(s) could not be written to {path}"
+        );
+    }
 }

@@ -98,6 +98,14 @@ pub trait AuditSink: Send + Sync + 'static {
     fn record(&self, event: &AuditEvent);
 }
 
+/// A shared sink, so the application keeps a handle (e.g. to read
+/// [`JsonlAudit::failed_writes`]) while the registry records to it.
+impl<S: AuditSink + ?Sized> AuditSink for std::sync::Arc<S> {
+    fn record(&self, event: &AuditEvent) {
+        (**self).record(event);
+    }
+}
+
 mod rfc3339 {
     use std::time::SystemTime;
 

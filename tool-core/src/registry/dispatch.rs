@@ -13,6 +13,7 @@ use futures_util::stream;
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
 use super::guard::{Limit, Stopped, run_guarded};
+use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::CallCancellation;
@@ -59,10 +60,14 @@ impl ToolRegistry {
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
+        let output = match self.config().max_output_bytes {
+            Some(max) => limit_output(finished.output, max),
+            None => finished.output,
+        };
         let result = ToolResult {
             call_id: id,
             name,
-            output: finished.output,
+            output,
             outcome: finished.outcome,
             duration: started.elapsed(),
             repairs: finished.repairs,

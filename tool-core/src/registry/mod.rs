@@ -11,6 +11,7 @@ mod compose;
 mod definitions;
 mod dispatch;
 mod guard;
+mod output_limit;
 mod recorder;
 
 use std::collections::HashMap;
@@ -29,6 +30,9 @@ use definitions::DefinitionCache;
 
 /// Timeout for calls when neither the call nor the tool sets one.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Results are cut down to this many bytes by default (see [`ToolRegistryBuilder::max_output_bytes`]).
+const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
 
 /// Recorded arguments are capped at this many bytes of JSON by default.
 const DEFAULT_AUDIT_ARGUMENT_BYTES: usize = 4096;
@@ -77,6 +81,7 @@ pub(crate) struct Config {
     pub(crate) redactor: Redactor,
     pub(crate) extensions: Extensions,
     pub(crate) max_concurrency: Option<usize>,
+    pub(crate) max_output_bytes: Option<usize>,
 }
 
 /// The tools, in registration order, with a name index.
@@ -178,6 +183,7 @@ pub struct ToolRegistryBuilder {
     audit_argument_bytes: usize,
     extensions: Extensions,
     max_concurrency: Option<usize>,
+    max_output_bytes: Option<usize>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -188,6 +194,7 @@ impl Default for ToolRegistryBuilder {
             audit_argument_bytes: DEFAULT_AUDIT_ARGUMENT_BYTES,
             extensions: Extensions::new(),
             max_concurrency: None,
+            max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
         }
     }
 }
@@ -230,6 +237,21 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Cuts every result down to about `bytes` (text, base64 data and structured JSON
+    /// counted; default 4 MiB): the text that crosses the limit is cut, later parts are
+    /// left out, and a note tells the model how much. A guard against runaway tools, not
+    /// context management — tools should keep their own output sensible.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Results are passed on whatever their size.
+    pub fn no_output_limit(mut self) -> Self {
+        self.max_output_bytes = None;
+        self
+    }
+
     /// Builds an empty registry.
     pub fn build(self) -> ToolRegistry {
         ToolRegistry::with_config(
@@ -239,6 +261,7 @@ impl ToolRegistryBuilder {
                 redactor: Redactor::new(self.audit_argument_bytes),
                 extensions: self.extensions,
                 max_concurrency: self.max_concurrency,
+                max_output_bytes: self.max_output_bytes,
             },
             ToolTable::default(),
         )

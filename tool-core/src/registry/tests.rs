@@ -701,3 +701,38 @@ fn a_weak_handle_does_not_keep_the_registry_alive() {
     drop((registry, upgraded));
     assert!(weak.upgrade().is_none());
 }
+
+#[tokio::test]
+async fn results_are_cut_at_the_output_limit() {
+    let flood = || {
+        DynamicTool::new("flood", "Floods.", empty_schema(), |_args, _ctx| async {
+            Ok::<_, ToolError>("y".repeat(5 * 1024 * 1024))
+        })
+    };
+    let default = ToolRegistry::new();
+    default.register(flood()).unwrap();
+    let result = call(&default, "flood", "{}").await;
+    assert_eq!(result.outcome, Outcome::Ok);
+    assert!(result.text().len() < 4 * 1024 * 1024 + 200);
+    assert!(
+        result.text().ends_with("of 5242880 bytes left out]"),
+        "default 4 MiB"
+    );
+
+    let small = ToolRegistry::builder().max_output_bytes(1000).build();
+    small.register(flood()).unwrap();
+    let text = call(&small, "flood", "{}").await.text();
+    assert!(text.starts_with(&"y".repeat(1000)) && !text.starts_with(&"y".repeat(1001)));
+    assert!(
+        text.ends_with(
+            "[output cut at the registry's limit of 1000 bytes: 5241880 of 5242880 bytes left out]"
+        )
+    );
+
+    let unlimited = ToolRegistry::builder().no_output_limit().build();
+    unlimited.register(flood()).unwrap();
+    assert_eq!(
+        call(&unlimited, "flood", "{}").await.text().len(),
+        5 * 1024 * 1024
+    );
+}

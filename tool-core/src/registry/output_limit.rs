@@ -1,0 +1,136 @@
+//! The registry's last line of defence against a tool that returns far too much: a cap on
+//! the size of every result.
+//!
+//! Built-in tools cap their own output where a model's context is at stake (`read_file`
+//! 256 KiB, `exec` 30 KiB); this cap is about the process: a tool returning a gigabyte
+//! must not take the agent (or the MCP client behind it) down with it. Parts are kept in
+//! order while they fit; the text part that crosses the limit is cut at a character
+//! boundary, and whatever does not fit after that is replaced by a short note, so the
+//! model learns that something was left out and how much.
+
+use crate::{Content, ToolOutput};
+
+/// Cuts `output` down to about `max_bytes` (as [`ToolOutput::byte_len`] counts: text,
+/// base64 data, structured JSON), leaving it untouched when it fits.
+pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
+    let total = output.byte_len();
+    if total <= max_bytes {
+        return output;
+    }
+    let mut budget = max_bytes;
+    let mut content = Vec::with_capacity(output.content.len() + 1);
+    for part in output.content {
+        let size = part_len(&part);
+        if size <= budget {
+            budget -= size;
+            content.push(part);
+        } else if let Content::Text { text } = part {
+            content.push(Content::text(cut(text, budget)));
+            budget = 0;
+        }
+    }
+    let structured = output
+        .structured
+        .filter(|value| value.to_string().len() <= budget);
+    let kept = content.iter().map(part_len).sum::<usize>()
+        + structured.as_ref().map_or(0, |value| value.to_string().len());
+    content.push(Content::text(format!(
+        "[output cut at the registry's limit of {}: {} of {} bytes left out]",
+        human(max_bytes),
+        total.saturating_sub(kept),
+        total
+    )));
+    ToolOutput {
+        content,
+        structured,
+        is_error: output.is_error,
+    }
+}
+
+fn part_len(part: &Content) -> usize {
+    ToolOutput {
+        content: vec![part.clone()],
+        ..ToolOutput::default()
+    }
+    .byte_len()
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn cut(mut text: String, max: usize) -> String {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
+}
+
+fn human(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= 1024 && bytes % 1024 == 0 {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn outputs_that_fit_are_untouched() {
+        let output = ToolOutput::text("hello").with_structured(json!({"a": 1}));
+        assert_eq!(limit_output(output.clone(), 100), output);
+    }
+
+    #[test]
+    fn the_crossing_text_is_cut_and_the_rest_noted() {
+        let image = Content::Image {
+            mime_type: "image/png".into(),
+            data: "A".repeat(50),
+        };
+        let output = ToolOutput::text("é".repeat(40)) // 80 bytes
+            .with_content(image)
+            .with_structured(json!({"big": "x".repeat(100)}));
+        let total = output.byte_len();
+        let limited = limit_output(output, 31);
+        // 31 bytes of two-byte characters: 15 of them.
+        assert_eq!(limited.content[0], Content::text("é".repeat(15)));
+        assert_eq!(limited.content.len(), 2, "the image does not fit");
+        assert_eq!(limited.structured, None);
+        let note = limited.content[1].clone();
+        assert_eq!(
+            note,
+            Content::text(format!(
+                "[output cut at the registry's limit of 31 bytes: {} of {total} bytes left out]",
+                total - 30
+            ))
+        );
+    }
+
+    #[test]
+    fn parts_after_a_big_image_still_fit_when_they_can() {
+        let image = Content::Image {
+            mime_type: "image/png".into(),
+            data: "A".repeat(5000),
+        };
+        let output = ToolOutput::text("caption")
+            .with_content(image)
+            .with_content(Content::text("tail"));
+        let limited = limit_output(output, 2048);
+        assert_eq!(limited.content[0], Content::text("caption"));
+        assert_eq!(limited.content[1], Content::text("tail"));
+        assert!(
+            limited.content[2].clone()
+                == Content::text(
+                    "[output cut at the registry's limit of 2 KiB: 5000 of 5011 bytes left out]"
+                )
+        );
+        assert!(!limited.is_error);
+    }
+}

@@ -19,6 +19,7 @@
 // Lets `#[tool]` name this crate `::tool_core` from inside it as well (its tests).
 extern crate self as tool_core;
 
+mod append;
 pub mod audit;
 mod context;
 mod dialect;

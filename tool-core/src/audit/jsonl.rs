@@ -1,7 +1,7 @@
 //! [`JsonlAudit`]: one JSON object per line in an append-only file.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -48,28 +48,8 @@ impl JsonlAudit {
         let mut line = serde_json::to_vec(event)?;
         line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut written = 0;
-        while written < line.len() {
-            match file.write(&line[written..]) {
-                Ok(0) => return Err(take_back(&file, written, io::ErrorKind::WriteZero.into())),
-                Ok(n) => written += n,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(take_back(&file, written, error)),
-            }
-        }
-        file.flush()
+        crate::append::append_all(&mut file, &line, false)
     }
-}
-
-/// Cuts off the part of a line that was written before the disk filled up, so the next
-/// event starts on a line of its own instead of completing a broken one.
-fn take_back(file: &File, written: usize, error: io::Error) -> io::Error {
-    if written > 0
-        && let Ok(metadata) = file.metadata()
-    {
-        let _ = file.set_len(metadata.len().saturating_sub(written as u64));
-    }
-    error
 }
 
 impl AuditSink for JsonlAudit {

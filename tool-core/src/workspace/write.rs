@@ -65,34 +65,12 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     let existed = dir.symlink_metadata(name).is_ok();
     let mut options = OpenOptions::new();
     options.append(true).create(true);
-    let mut file = dir.open_with(name, &options)?;
-    let mut written = 0;
-    while written < contents.len() {
-        match file.write(&contents[written..]) {
-            Ok(0) => return Err(take_back(&file, written, io::ErrorKind::WriteZero.into())),
-            Ok(n) => written += n,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(take_back(&file, written, error)),
-        }
-    }
-    if let Err(error) = file.sync_data() {
-        return Err(take_back(&file, written, error));
-    }
+    let mut file = dir.open_with(name, &options)?.into_std();
+    crate::append::append_all(&mut file, contents, true)?;
     if !existed {
         sync_dir(dir)?;
     }
     Ok(!existed)
-}
-
-/// Cuts off what a failed append wrote (part of it, on a full disk), so that a failed
-/// append leaves the file as it was.
-fn take_back(file: &cap_std::fs::File, written: usize, error: io::Error) -> io::Error {
-    if written > 0
-        && let Ok(metadata) = file.metadata()
-    {
-        let _ = file.set_len(metadata.len().saturating_sub(written as u64));
-    }
-    error
 }
 
 /// A new temporary file next to `name` holding `contents`, flushed to disk.

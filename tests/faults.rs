@@ -18,22 +18,9 @@ use agent_tools::builtin_tools::{self, BuiltinConfig};
 use agent_tools::{AuditEvent, JsonlAudit, MemoryAudit, Outcome, ToolCall, ToolRegistry, tool};
 use serde_json::json;
 
-/// A tiny deterministic generator (SplitMix64), so runs repeat.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 // ---------------------------------------------------------------------------------------
 // Chaos tools
@@ -657,6 +644,19 @@ fn workspace_with(dir: &Path, content: &str) -> PathBuf {
 }
 
 /// After the last, uninterrupted write, no temporary file is left.
+/// Prints where the kills landed and checks they landed on both sides of the switch to
+/// the new content, so both outcomes were really exercised.
+fn report_kills(tool: &str, started: Instant, old: usize, new: usize) {
+    eprintln!(
+        "{tool}: {KILLS} kills in {:?}: {old} kept the old content, {new} the new",
+        started.elapsed()
+    );
+    assert!(
+        old > 0 && new > 0,
+        "kills landed before and after the switch: {old} / {new}"
+    );
+}
+
 fn assert_only_target(ws: &Path) {
     assert_eq!(entries(ws), ["target.txt"]);
 }
@@ -671,14 +671,7 @@ fn write_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
     let arguments = |v: usize| json!({"path": "target.txt", "content": file_version(v)}).to_string();
     let (old, new) = kill_repeatedly(&args, arguments, |v| which_version(&target, v, file_version), 1);
     assert_only_target(&ws);
-    eprintln!(
-        "write_file: {KILLS} kills in {:?}: {old} kept the old content, {new} the new",
-        started.elapsed()
-    );
-    assert!(
-        old > 0 && new > 0,
-        "kills landed before and after the rename: {old} / {new}"
-    );
+    report_kills("write_file", started, old, new);
 }
 
 #[test]
@@ -697,14 +690,7 @@ fn edit_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
     };
     let (old, new) = kill_repeatedly(&args, arguments, |v| which_version(&target, v, edited), 2);
     assert_only_target(&ws);
-    eprintln!(
-        "edit_file: {KILLS} kills in {:?}: {old} kept the old content, {new} the new",
-        started.elapsed()
-    );
-    assert!(
-        old > 0 && new > 0,
-        "kills landed before and after the rename: {old} / {new}"
-    );
+    report_kills("edit_file", started, old, new);
 }
 
 #[test]

@@ -18,6 +18,10 @@ use agent_tools::{
 };
 use serde_json::{Value, json};
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 /// Calls in all, of which the first `WARM_UP` are not counted for memory growth.
 const CALLS: usize = 10_000;
 const WARM_UP: usize = 2_000;
@@ -275,23 +279,6 @@ async fn ten_thousand_calls_at_256_concurrency_audit_every_call_once_in_flat_mem
         "missing {missing:?}, unexpected {unexpected:?}"
     );
     assert_eq!(log.lines().count(), CALLS + 10);
-}
-
-/// A tiny deterministic generator (SplitMix64), so runs repeat.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// The tools that come and go.

@@ -35,30 +35,30 @@ const QUERIES: &[&str] = &[
     "api rate limit billing",
 ];
 
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
+#[path = "../../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
+/// Drawing the corpus's words.
+trait Draw {
+    fn index(&mut self, n: usize) -> usize;
     /// An element, the first ones far more often (Zipf-like).
+    fn skewed<'a>(&mut self, items: &[&'a str]) -> &'a str;
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str;
+}
+
+impl Draw for Rng {
+    fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
+
     fn skewed<'a>(&mut self, items: &[&'a str]) -> &'a str {
         let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
         items[((u * u) * items.len() as f64) as usize % items.len()]
     }
 
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
+        items[self.index(items.len())]
     }
 }
 
@@ -337,10 +337,10 @@ const CJK: &[&str] = &[
 
 /// One memory: one to four sentences from the templates.
 fn memory_text(rng: &mut Rng) -> String {
-    if rng.below(100) < 3 {
+    if rng.index(100) < 3 {
         return format!("{} ({})", rng.pick(CJK), rng.pick(SERVICES));
     }
-    let sentences = 1 + rng.below(4);
+    let sentences = 1 + rng.index(4);
     (0..sentences)
         .map(|_| sentence(rng))
         .collect::<Vec<_>>()
@@ -350,7 +350,7 @@ fn memory_text(rng: &mut Rng) -> String {
 fn sentence(rng: &mut Rng) -> String {
     let (person, system, service) = (rng.skewed(PEOPLE), rng.skewed(SYSTEMS), rng.skewed(SERVICES));
     let (noun, other, adjective) = (rng.skewed(NOUNS), rng.skewed(NOUNS), rng.skewed(ADJECTIVES));
-    match rng.below(9) {
+    match rng.index(9) {
         0 => format!("{person} prefers {adjective} {noun} over {other} in the {service} service."),
         1 => format!(
             "Decision {}: {service} moves its {noun} to {system} because {}.",
@@ -363,7 +363,7 @@ fn sentence(rng: &mut Rng) -> String {
         ),
         3 => format!(
             "Ticket OPS-{}: {system} {} during the {noun}.",
-            rng.below(10_000),
+            rng.index(10_000),
             rng.skewed(VERBS)
         ),
         4 => format!(
@@ -388,11 +388,11 @@ fn sentence(rng: &mut Rng) -> String {
 }
 
 fn date(rng: &mut Rng) -> String {
-    format!("2025-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28))
+    format!("2025-{:02}-{:02}", 1 + rng.index(12), 1 + rng.index(28))
 }
 
 fn tags(rng: &mut Rng) -> Vec<String> {
-    let count = rng.below(3);
+    let count = rng.index(3);
     (0..count).map(|_| rng.skewed(SERVICES).to_owned()).collect()
 }
 

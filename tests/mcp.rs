@@ -586,13 +586,20 @@ async fn a_hundred_concurrent_calls_over_http_all_succeed_and_are_audited() {
     }
     drop(server);
 
-    // One whole line per call. Call ids are MCP request ids, which repeat across
-    // clients, so lines are matched to calls by tool and arguments.
+    // One whole line per call, matched to its call by tool and arguments.
     let log = std::fs::read_to_string(&audit_path).unwrap();
     let mut audited = HashSet::new();
+    let mut ids = HashSet::new();
     for line in log.lines() {
         let event: AuditEvent = serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}"));
         assert_eq!(event.outcome, Outcome::Ok, "{line}");
+        // Each HTTP session has its own session id, so (session, call id) is unique.
+        let session = event.session_id.clone().unwrap_or_default();
+        assert!(session.starts_with("http-"), "{line}");
+        assert!(
+            ids.insert((session, event.call_id.clone())),
+            "id seen twice: {line}"
+        );
         assert!(
             audited.insert((event.tool, event.arguments.to_string())),
             "audited twice: {line}"

@@ -1,6 +1,7 @@
 //! Running an [`McpHandler`] on a transport: the process's stdio, or streamable HTTP.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -78,8 +79,14 @@ impl McpHandler {
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(allowed_hosts(local_addr))
             .with_cancellation_token(shutdown.child_token());
+        // Request ids repeat across clients, so each HTTP session (each request, for
+        // stateless clients) gets its own session id in the audit log.
+        let sessions = AtomicU64::new(0);
         let service = StreamableHttpService::new(
-            move || Ok(self.clone()),
+            move || {
+                let number = sessions.fetch_add(1, Ordering::Relaxed) + 1;
+                Ok(self.for_session(format!("http-{number}")))
+            },
             LocalSessionManager::default().into(),
             config,
         );

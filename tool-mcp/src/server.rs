@@ -80,6 +80,14 @@ impl McpHandler {
         self
     }
 
+    /// The same handler stamping `session_id` on its calls (see [`ToolRegistry::session`]).
+    pub(crate) fn for_session(&self, session_id: String) -> Self {
+        Self {
+            registry: self.registry.session(session_id),
+            ..self.clone()
+        }
+    }
+
     /// The registry served.
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry

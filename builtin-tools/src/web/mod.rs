@@ -31,5 +31,31 @@ pub use fetch::{FetchError, Fetched, Fetcher};
 pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs, web_search};
 pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs, web_fetch};
 
+/// Entry point for the `html_markdown` fuzz target (`fuzz/`), not part of the API: the
+/// body conversion of `web_fetch` without the network, which is otherwise reachable
+/// only through a fetch.
+#[doc(hidden)]
+pub mod __fuzz {
+    use super::FetchFormat;
+    use super::content::{BodyKind, classify, render};
+
+    /// Classifies `body` as `web_fetch` does and, when it is textual, renders it in
+    /// `format`: the title and text the model would read.
+    pub fn render_body(
+        content_type: Option<&str>,
+        body: &[u8],
+        url: &str,
+        format: FetchFormat,
+    ) -> Option<(Option<String>, String)> {
+        match classify(content_type, body) {
+            BodyKind::Image(_) | BodyKind::Binary(_) => None,
+            kind => {
+                let rendered = render(&kind, body, content_type, url, format);
+                Some((rendered.title, rendered.text))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::SchemaIssue;
 use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
-use super::refs::recursive_refs;
+use super::refs::{prune_unused_definitions, recursive_refs};
 use super::strict::rewrite;
 use super::tree::{for_each_child, join};
 use crate::ToolSpec;
@@ -77,6 +77,8 @@ pub(super) fn strict_schema(schema: &Value) -> Result<Value, Vec<SchemaIssue>> {
         })
         .collect();
     let mut schema = schema.clone();
+    // Recursion is judged from the root; a definition nothing uses could still loop.
+    prune_unused_definitions(&mut schema);
     issues.extend(rewrite(&mut schema, &RULES));
     complex_enum_values(&schema, "", &mut issues);
     if issues.is_empty() {
@@ -144,6 +146,29 @@ mod tests {
         });
         let issues = strict_schema(&schema).unwrap_err();
         assert!(issues[0].message.contains("recursive"), "{issues:?}");
+    }
+
+    #[test]
+    fn unused_definitions_are_dropped() {
+        // Found by the `dialects` fuzz target: an unused definition that refers to itself
+        // stayed in a strict schema, which then was recursive after all.
+        let schema = json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+            "additionalProperties": false,
+            "$defs": {"Loop": {"$ref": "#/$defs/Loop"}, "Unused": {"type": "string"}}
+        });
+        let strict = strict_schema(&schema).unwrap();
+        assert_eq!(strict.get("$defs"), None, "{strict}");
+        let spec = ToolSpec::new("t", "Test.", schema);
+        let definition = crate::DefinitionOptions::new(crate::Dialect::Anthropic)
+            .strict(crate::Strict::Always)
+            .render(&spec);
+        assert!(definition.strict);
+        let violations =
+            crate::testing::provider_rule_violations(crate::Dialect::Anthropic, &definition.value);
+        assert!(violations.is_empty(), "{violations:?}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::flatten::flatten_root_union;
 use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
 use super::refs::{Inline, inline_refs};
-use super::tree::{for_each_child_mut, has_type, join};
+use super::tree::{for_each_child, for_each_child_mut, has_type, join};
 use super::{Definition, GeminiSchema, SchemaIssue};
 use crate::ToolSpec;
 
@@ -141,7 +141,22 @@ fn openapi(schema: &Value, issues: &mut Vec<SchemaIssue>) -> Value {
     let mut schema = schema.clone();
     inline_refs(&mut schema, Inline::All, issues);
     openapi_node(&mut schema, "", issues);
+    only_null(&schema, "", issues);
     schema
+}
+
+/// Nodes that still accept only `null` (a field of type `()`; `null` branches of a
+/// choice became `nullable`): OpenAPI has no null type, and `nullable` needs a type.
+fn only_null(schema: &Value, path: &str, issues: &mut Vec<SchemaIssue>) {
+    if schema.get("type").is_some_and(|kind| kind == "null") {
+        issues.push(SchemaIssue::new(
+            path,
+            "accepts only `null`; Gemini has no null type",
+        ));
+    }
+    for_each_child(schema, |segment, child| {
+        only_null(child, &join(path, segment), issues)
+    });
 }
 
 fn openapi_node(schema: &mut Value, path: &str, issues: &mut Vec<SchemaIssue>) {
@@ -489,6 +504,25 @@ mod tests {
 
         let (_, definition) = render(schema, GeminiSchema::OpenApi);
         assert_eq!(definition.problems.len(), 2);
+    }
+
+    #[test]
+    fn a_null_only_field_falls_back_to_json_schema() {
+        // Found by the `dialects` fuzz target: a field of type `()` (`"type": "null"`)
+        // went into `parameters`, which has no null type.
+        let schema = json!({
+            "type": "object",
+            "properties": {"unit": {"type": "null"}, "path": {"type": "string"}},
+            "additionalProperties": false
+        });
+        let (value, definition) = render(schema.clone(), GeminiSchema::Auto);
+        assert!(value.get("parameters").is_none(), "{value}");
+        assert_eq!(definition.fallbacks.len(), 1, "{:?}", definition.fallbacks);
+        assert!(definition.problems.is_empty(), "{:?}", definition.problems);
+        let violations = crate::testing::provider_rule_violations(crate::Dialect::Gemini, &value);
+        assert!(violations.is_empty(), "{violations:?}");
+        let (_, definition) = render(schema, GeminiSchema::OpenApi);
+        assert_eq!(definition.problems.len(), 1, "{:?}", definition.problems);
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(crate) fn inline_refs(schema: &mut Value, inline: Inline, issues: &mut Vec<S
 }
 
 /// Removes the `$defs` entries no reference reaches any more (their uses were inlined).
-fn prune_unused_definitions(schema: &mut Value) {
+pub(crate) fn prune_unused_definitions(schema: &mut Value) {
     let mut reached: Vec<String> = Vec::new();
     let mut pending = Vec::new();
     collect_refs(schema, true, &mut pending);

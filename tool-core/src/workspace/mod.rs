@@ -247,38 +247,55 @@ impl Workspace {
 
     /// Refuses a target inside a protected subpath, comparing canonical paths so that a
     /// symbolic link to a protected directory does not get around it.
+    ///
+    /// Every directory on the way counts, not only the target: the missing parents of
+    /// `prot/new/../../f` would be created inside `prot`.
     fn check_unprotected(&self, target: &Path) -> Result<(), WorkspaceError> {
         if self.protected.is_empty() {
             return Ok(());
         }
-        let canonical = match split(target) {
-            Some((parent, name)) if !parent.as_os_str().is_empty() => match self.dir.canonicalize(parent) {
-                Ok(parent) => parent.join(name),
-                Err(_) => path::normalized(target),
-            },
-            _ => path::normalized(target),
-        };
-        match self
-            .protected
-            .iter()
-            .find(|protected| canonical.starts_with(protected))
-        {
-            Some(protected) => Err(WorkspaceError::Protected {
-                path: Self::display(target),
-                protected: Self::display(protected),
-            }),
-            None => Ok(()),
+        let mut prefix = PathBuf::new();
+        for component in target.components() {
+            prefix.push(component);
+            let canonical = match split(&prefix) {
+                Some((parent, name)) if !parent.as_os_str().is_empty() => match self.dir.canonicalize(parent)
+                {
+                    Ok(parent) => parent.join(name),
+                    Err(_) => path::normalized(&prefix),
+                },
+                _ => path::normalized(&prefix),
+            };
+            if let Some(protected) = self
+                .protected
+                .iter()
+                .find(|protected| canonical.starts_with(protected))
+            {
+                return Err(WorkspaceError::Protected {
+                    path: Self::display(target),
+                    protected: Self::display(protected),
+                });
+            }
         }
+        Ok(())
     }
 }
 
-/// The parent and final name of a file path; `None` for the root itself.
+/// The parent and final name of a file path; `None` for the root itself, and for paths
+/// that name a directory (`notes/`, `notes/.`), which `Path::file_name` reads as `notes`.
 fn split(path: &Path) -> Option<(&Path, &OsStr)> {
     let normalized_is_root = path::normalized(path).as_os_str().is_empty();
     if normalized_is_root {
         return None;
     }
-    Some((path.parent().unwrap_or(Path::new("")), path.file_name()?))
+    let name = path.file_name()?;
+    if !path
+        .as_os_str()
+        .as_encoded_bytes()
+        .ends_with(name.as_encoded_bytes())
+    {
+        return None;
+    }
+    Some((path.parent().unwrap_or(Path::new("")), name))
 }
 
 /// What a non-regular, non-directory file is, for messages.

@@ -79,6 +79,24 @@ fn append_and_create_new() {
 }
 
 #[test]
+fn a_path_naming_a_directory_is_not_written_as_a_file() {
+    // Found by the `workspace_paths` fuzz target: `p/` created a file `p` and reported
+    // `p/` as written, a path that does not resolve.
+    let (temp, ws) = workspace();
+    for path in ["p/", "p/.", "sub/p/", "sub/p//"] {
+        for mode in [WriteMode::Overwrite, WriteMode::Append, WriteMode::CreateNew] {
+            let error = ws.write_file(path, b"x", mode).unwrap_err();
+            assert!(
+                matches!(error, WorkspaceError::IsDirectory { .. }),
+                "{path:?}: {error}"
+            );
+        }
+    }
+    assert!(!temp.path().join("p").exists());
+    assert!(!temp.path().join("sub/p").exists());
+}
+
+#[test]
 fn stale_temporary_files_of_dead_writers_are_removed() {
     let (temp, ws) = workspace();
     let stale = temp.path().join(".f.txt.999999999-0.agent-tools.tmp");
@@ -128,6 +146,26 @@ fn symlinks_are_written_at_their_target_inside_and_refused_outside() {
     ));
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret");
     assert!(!outside.path().join("new.txt").exists());
+}
+
+#[test]
+fn missing_parents_are_not_created_inside_a_protected_directory() {
+    // Found by the `workspace_paths` fuzz target: `memory/new/../../f` is `f`, but
+    // creating its parents made `memory/new`.
+    let (temp, ws) = workspace();
+    std::fs::create_dir(temp.path().join("memory")).unwrap();
+    let guarded = ws.protect("memory");
+    for path in ["memory/new/../../f", "memory/../f", "memory/a/b/../../../f"] {
+        let error = guarded.write(path, "x").unwrap_err();
+        assert!(
+            matches!(error, WorkspaceError::Protected { .. }),
+            "{path}: {error}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(temp.path().join("memory")).unwrap().count(), 0);
+    assert!(!temp.path().join("f").exists());
+    guarded.write("other/../f", "x").unwrap();
+    assert_eq!(std::fs::read_to_string(temp.path().join("f")).unwrap(), "x");
 }
 
 #[test]

@@ -150,7 +150,15 @@ impl Document {
     fn replace_text(&mut self, old: &str, new: &str, all: bool) -> Result<String, Miss> {
         let old = self.in_file_endings(old);
         let new = self.in_file_endings(new);
-        let starts: Vec<usize> = self.text.match_indices(&old).map(|(at, _)| at).collect();
+        let mut starts: Vec<usize> = self.text.match_indices(&old).map(|(at, _)| at).collect();
+        // `aa` occurs twice in `aaa`, though `match_indices` finds it once: an occurrence
+        // overlapping the only match makes the quote ambiguous too.
+        if let [only] = starts[..] {
+            let next = only + self.text[only..].chars().next().map_or(1, char::len_utf8);
+            if let Some(at) = self.text[next..].find(&old) {
+                starts.push(next + at);
+            }
+        }
         match starts.len() {
             0 => Err(Miss::NotFound {
                 closest: closest_region(&self.text, &old),
@@ -159,9 +167,10 @@ impl Document {
                 self.text = self.text.replacen(&old, &new, 1);
                 Ok("replaced 1 occurrence".to_owned())
             }
-            count if all => {
+            _ if all => {
+                let count = self.text.matches(&old).count();
                 self.text = self.text.replace(&old, &new);
-                Ok(format!("replaced {count} occurrences"))
+                Ok(format!("replaced {}", plural(count, "occurrence", "occurrences")))
             }
             _ => Err(Miss::Ambiguous {
                 lines: starts.iter().map(|at| line_of(&self.text, *at)).collect(),

@@ -86,6 +86,29 @@ fn several_matches_need_more_context_or_replace_all() {
 }
 
 #[test]
+fn overlapping_occurrences_are_ambiguous() {
+    // Found by the `edit_file` fuzz target: `aaa` occurs twice in `aaaa` (at 0 and 1),
+    // and the first one was replaced as if it were the only one.
+    let (temp, ws) = setup("a.txt", "aaaa");
+    let error = edit(&ws, "a.txt", text_edit("aaa", "b")).unwrap_err();
+    assert_eq!(
+        error,
+        "nothing was changed: old_text occurs 2 times in `a.txt` (at lines 1, 1); include more surrounding text to pick one, or set replace_all to change every one"
+    );
+    assert_eq!(content(&temp, "a.txt"), "aaaa");
+    let all = Edit {
+        replace_all: Some(true),
+        ..text_edit("aaa", "b")
+    };
+    assert!(
+        edit(&ws, "a.txt", all)
+            .unwrap()
+            .starts_with("Edited `a.txt`: replaced 1 occurrence.")
+    );
+    assert_eq!(content(&temp, "a.txt"), "ba");
+}
+
+#[test]
 fn crlf_and_the_missing_final_newline_are_kept() {
     let (temp, ws) = setup("w.txt", "one\r\ntwo\r\nthree");
     edit(&ws, "w.txt", text_edit("one\ntwo", "uno\ndos")).unwrap();

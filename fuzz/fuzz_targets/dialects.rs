@@ -425,8 +425,18 @@ impl Generator<'_, '_> {
                 json_object(json!({"anyOf": variants}))
             }
             17 => {
-                let variants = self.variants(depth, 1)?;
-                json_object(json!({"allOf": variants}))
+                // `allOf` as schemars writes it: references and objects (flattened
+                // structs), whose properties combine. (Arbitrary branches make
+                // contradictions, e.g. an object that must be a string, which are not
+                // schemars' shape.)
+                let mut branches = Vec::new();
+                for _ in 0..self.u.int_in_range(1..=3)? {
+                    branches.push(match self.reference()? {
+                        Some(node) if self.u.arbitrary()? => Value::Object(node),
+                        _ => Value::Object(self.object(depth + 1)?),
+                    });
+                }
+                json_object(json!({"allOf": branches}))
             }
             18 => {
                 // A `$ref` with siblings (schemars 1 puts a field's description there).
@@ -566,12 +576,14 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let spec: ToolSpec = ToolMeta::new(name, "A tool under test.")
         .strict(strict_tool)
         .into_spec(schema, None);
+    if debug() {
+        eprintln!("canonical: {}", spec.input_schema);
+    }
     let options = DefinitionOptions::new(dialect)
         .strict(strict)
         .gemini_schema(gemini);
     let definition = options.render(&spec);
     if debug() {
-        eprintln!("canonical: {}", spec.input_schema);
         eprintln!("{dialect} {strict:?} {gemini:?}: {}", definition.value);
         eprintln!(
             "problems: {:?}",

@@ -89,14 +89,26 @@ struct Inliner<'a> {
 
 impl Inliner<'_> {
     fn node(&mut self, node: &mut Value, path: &str) {
+        let depth = self.stack.len();
         if let Some(map) = node.as_object_mut() {
+            // References among `allOf` branches are merged into the node, so below it
+            // they count as being inlined: recursion through them must be seen too.
+            let merged = all_of_references(map);
+            if let Some(target) = merged.iter().find(|target| self.stack.contains(target)) {
+                let message = format!("`{target}` is recursive (it contains itself)");
+                self.issues.push(SchemaIssue::new(path, message));
+                return;
+            }
             if let Err(message) = merge_all_of(map, self.root) {
                 self.issues.push(SchemaIssue::new(path, message));
             }
+            self.stack.extend(merged);
             if let Some(target) = reference(map).map(str::to_owned)
                 && self.wants(map)
             {
-                return self.replace(map, &target, path);
+                self.replace(map, &target, path);
+                self.stack.truncate(depth);
+                return;
             }
         }
         let in_definitions =
@@ -108,6 +120,7 @@ impl Inliner<'_> {
                 self.node(child, &join(path, segment));
             }
         });
+        self.stack.truncate(depth);
     }
 
     fn wants(&self, node: &Map<String, Value>) -> bool {
@@ -147,6 +160,16 @@ impl Inliner<'_> {
         }
         self.stack.pop();
     }
+}
+
+/// The targets of the `allOf` branches that [`merge_all_of`] resolves: bare references.
+fn all_of_references(node: &Map<String, Value>) -> Vec<String> {
+    let branches = node.get("allOf").and_then(Value::as_array).into_iter().flatten();
+    branches
+        .filter_map(Value::as_object)
+        .filter(|branch| branch.len() == 1)
+        .filter_map(|branch| reference(branch).map(str::to_owned))
+        .collect()
 }
 
 /// Merges every `allOf` branch (references resolved) into the node: properties and
@@ -250,6 +273,34 @@ mod tests {
             schema,
             json!({"type": "object", "properties": {"a": {"type": "object", "description": "Use.", "properties": {"b": {"type": "string"}}}}})
         );
+    }
+
+    #[test]
+    fn recursion_through_all_of_is_reported_not_followed_forever() {
+        // Found by the `dialects` fuzz target: a definition that includes itself through
+        // `allOf` was merged into itself until the stack overflowed.
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "object", "properties": {
+                "next": {"allOf": [{"$ref": "#/$defs/A"}, {"type": "object", "properties": {"b": {"type": "string"}}}]}
+            }}}
+        });
+        for inline in [Inline::All, Inline::WithSiblings] {
+            let (_, issues) = inlined(schema.clone(), inline);
+            assert!(
+                issues.iter().any(|issue| issue.message.contains("recursive")),
+                "{inline:?}: {issues:?}"
+            );
+        }
+        let spec = crate::ToolSpec::new("t", "Test.", schema);
+        for dialect in crate::Dialect::ALL {
+            for strict in [crate::Strict::Always, crate::Strict::Never] {
+                crate::DefinitionOptions::new(dialect)
+                    .strict(strict)
+                    .render(&spec);
+            }
+        }
     }
 
     #[test]

@@ -250,8 +250,11 @@ fn build(base: &Path, input: &Input) {
                 }
             }
             Setup::File(path) => {
-                if let Some(path) = path.names() {
-                    let _ = fs::write(ws.join(path), b"inside");
+                // Not over a FIFO, whose open would block.
+                if let Some(path) = path.names().map(|path| ws.join(path))
+                    && fs::symlink_metadata(&path).map_or(true, |metadata| metadata.is_file())
+                {
+                    let _ = fs::write(path, b"inside");
                 }
             }
             Setup::Fifo(path) => {

@@ -198,6 +198,27 @@ fn read_only_and_protected_paths() {
 }
 
 #[test]
+fn appending_through_a_link_to_a_fifo_does_not_block() {
+    // Found by the `workspace_paths` fuzz target: `append` opened a symbolic link's FIFO
+    // target for writing, which blocks until a reader comes.
+    let (temp, ws) = workspace();
+    let status = std::process::Command::new("mkfifo")
+        .arg(temp.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    symlink("pipe", temp.path().join("link")).unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(ws.write_file("link", b"x", WriteMode::Append).is_err());
+    });
+    let refused = receiver
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the append blocked");
+    assert!(refused);
+}
+
+#[test]
 fn special_files_are_refused_without_blocking() {
     let (temp, ws) = workspace();
     let fifo = temp.path().join("pipe");

@@ -10,7 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, Write as _};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cap_std::fs::{Dir, OpenOptions};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
 /// How [`Workspace::write_file`](super::Workspace::write_file) treats an existing file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,8 +64,13 @@ fn create_new(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
 fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     let existed = dir.symlink_metadata(name).is_ok();
     let mut options = OpenOptions::new();
-    options.append(true).create(true);
-    let mut file = dir.open_with(name, &options)?.into_std();
+    // Non-blocking: a FIFO (a symbolic link's target) must not hang the open.
+    options.append(true).create(true).custom_flags(libc::O_NONBLOCK);
+    let file = dir.open_with(name, &options)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut file = file.into_std();
     crate::append::append_all(&mut file, contents, true)?;
     if !existed {
         sync_dir(dir)?;

@@ -65,11 +65,7 @@ impl ToolOutput {
     /// Approximate size in bytes: text, encoded data and structured JSON.
     pub fn byte_len(&self) -> usize {
         let content: usize = self.content.iter().map(Content::byte_len).sum();
-        let structured = self
-            .structured
-            .as_ref()
-            .map_or(0, |value| value.to_string().len());
-        content + structured
+        content + self.structured.as_ref().map_or(0, json_len)
     }
 }
 
@@ -136,7 +132,8 @@ impl Content {
         }
     }
 
-    fn byte_len(&self) -> usize {
+    /// Its size as [`ToolOutput::byte_len`] counts it.
+    pub(crate) fn byte_len(&self) -> usize {
         match self {
             Content::Text { text } => text.len(),
             Content::Image { data, .. } => data.len(),
@@ -145,6 +142,25 @@ impl Content {
             },
         }
     }
+}
+
+/// The length of `value` as compact JSON, counted without building the text (this runs
+/// for every call: the output limit and the audit log both measure outputs).
+pub(crate) fn json_len(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a `Value` into a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// An image a tool returns; becomes [`Content::Image`].

@@ -21,10 +21,10 @@ pub(crate) fn call_result(result: &ToolResult) -> Result<CallToolResult, serde_j
 /// A remote `CallToolResult` as our output. Content MCP has and we don't (audio,
 /// resource links) becomes a text part describing it, so nothing is silently lost.
 pub(crate) fn tool_output(result: &CallToolResult) -> ToolOutput {
-    let value = serde_json::to_value(result).unwrap_or(Value::Null);
-    let content = value
-        .get("content")
-        .and_then(Value::as_array)
+    // Only the content goes through JSON; the structured part is taken as it is.
+    let parts = serde_json::to_value(&result.content).unwrap_or(Value::Null);
+    let content = parts
+        .as_array()
         .map(|parts| parts.iter().map(content_part).collect())
         .unwrap_or_default();
     ToolOutput {

@@ -8,6 +8,7 @@
 //! boundary, and whatever does not fit after that is replaced by a short note, so the
 //! model learns that something was left out and how much.
 
+use crate::output::json_len;
 use crate::{Content, ToolOutput};
 
 /// Cuts `output` down to about `max_bytes` (as [`ToolOutput::byte_len`] counts: text,
@@ -17,27 +18,33 @@ pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
     if total <= max_bytes {
         return output;
     }
-    let mut budget = max_bytes;
+    let mut kept = 0;
     let mut content = Vec::with_capacity(output.content.len() + 1);
     for part in output.content {
-        let size = part_len(&part);
-        if size <= budget {
-            budget -= size;
+        let size = part.byte_len();
+        if kept + size <= max_bytes {
+            kept += size;
             content.push(part);
-        } else if let Content::Text { text } = part {
-            content.push(Content::text(cut(text, budget)));
-            budget = 0;
+        } else if let Content::Text { text } = part
+            && kept < max_bytes
+        {
+            let text = cut(text, max_bytes - kept);
+            kept += text.len();
+            content.push(Content::text(text));
         }
     }
     let structured = output
         .structured
-        .filter(|value| value.to_string().len() <= budget);
-    let kept = content.iter().map(part_len).sum::<usize>()
-        + structured.as_ref().map_or(0, |value| value.to_string().len());
+        .map(|value| (json_len(&value), value))
+        .filter(|(size, _)| kept + size <= max_bytes)
+        .map(|(size, value)| {
+            kept += size;
+            value
+        });
     content.push(Content::text(format!(
         "[output cut at the registry's limit of {}: {} of {} bytes left out]",
         human(max_bytes),
-        total.saturating_sub(kept),
+        total - kept,
         total
     )));
     ToolOutput {
@@ -45,14 +52,6 @@ pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
         structured,
         is_error: output.is_error,
     }
-}
-
-fn part_len(part: &Content) -> usize {
-    ToolOutput {
-        content: vec![part.clone()],
-        ..ToolOutput::default()
-    }
-    .byte_len()
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.

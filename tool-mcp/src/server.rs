@@ -50,6 +50,19 @@ pub struct McpHandler {
     /// between a client's handshake and its watcher starting: a client may get one
     /// notification too many, never one too few.
     changes: ToolChanges,
+    /// Cancelled when the session's last handle is dropped (rmcp drops its handler when
+    /// the session ends), which ends the session's list-change watcher; otherwise every
+    /// finished session would leave a task waiting for the next change.
+    session: Arc<SessionEnd>,
+}
+
+/// Cancels its token on drop.
+struct SessionEnd(CancellationToken);
+
+impl Drop for SessionEnd {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 impl McpHandler {
@@ -65,6 +78,7 @@ impl McpHandler {
             changes: registry.changes(),
             registry,
             config: Arc::new(config),
+            session: SessionEnd::new(),
         }
     }
 
@@ -84,6 +98,7 @@ impl McpHandler {
     pub(crate) fn for_session(&self, session_id: String) -> Self {
         Self {
             registry: self.registry.session(session_id),
+            session: SessionEnd::new(),
             ..self.clone()
         }
     }
@@ -157,11 +172,17 @@ impl ServerHandler for McpHandler {
     /// `notifications/tools/list_changed` on the session itself.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut changes = self.changes.clone();
+        let ended = self.session.0.clone();
         let peer = context.peer;
         tokio::spawn(async move {
-            while changes.changed().await {
-                if peer.notify_tool_list_changed().await.is_err() {
-                    break; // The client went away.
+            loop {
+                tokio::select! {
+                    () = ended.cancelled() => break,
+                    alive = changes.changed() => {
+                        if !alive || peer.notify_tool_list_changed().await.is_err() {
+                            break; // The registry or the client is gone.
+                        }
+                    }
                 }
             }
         });
@@ -186,6 +207,12 @@ impl ServerHandler for McpHandler {
                 }
             }
         }
+    }
+}
+
+impl SessionEnd {
+    fn new() -> Arc<Self> {
+        Arc::new(Self(CancellationToken::new()))
     }
 }
 

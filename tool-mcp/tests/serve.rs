@@ -207,3 +207,46 @@ async fn results_errors_and_unknown_tools_follow_the_spec() {
     let text = error.to_string();
     assert!(text.contains("ecko") && text.contains("echo"), "{text}");
 }
+
+/// A session that ends leaves no task behind waiting for the next registry change,
+/// though the registry lives on (as it does behind a long-running HTTP server).
+#[tokio::test]
+async fn a_finished_session_leaves_no_watcher_behind() {
+    use rmcp::ServiceExt as _;
+
+    let registry = ToolRegistry::new();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let handler = tool_mcp::McpHandler::new(registry.clone());
+    let server = tokio::spawn(async move {
+        let running = handler.serve(server_io).await.unwrap();
+        running.waiting().await.unwrap();
+    });
+    let (list_sender, mut list_changed) = mpsc::unbounded_channel();
+    let (progress, _progress) = mpsc::unbounded_channel();
+    let observer = Observer {
+        protocol: ProtocolVersion::LATEST_WITH_INITIALIZE,
+        list_changed: list_sender,
+        progress,
+    };
+    let client = observer
+        .serve_with_lifecycle(client_io, ClientLifecycleMode::Initialize)
+        .await
+        .unwrap();
+    // The session's watcher runs: a change reaches the client.
+    registry.register(echo("first")).unwrap();
+    next(&mut list_changed).await;
+
+    client.cancel().await.unwrap();
+    server.await.unwrap();
+    let runtime = tokio::runtime::Handle::current();
+    for _ in 0..500 {
+        if runtime.metrics().num_alive_tasks() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!(
+        "{} tasks still alive after the session ended",
+        runtime.metrics().num_alive_tasks()
+    );
+}

@@ -70,20 +70,14 @@ async fn refresh(shared: &MountShared) {
     let old_names = shared.names();
     let taken = |name: &str| registry.contains(name) && !old_names.iter().any(|old| old == name);
     let imported = remote_tool::import(tools, &shared.options, &shared.connection, taken);
-    {
-        let mounted = shared.mounted();
-        if mounted.specs == imported.specs && mounted.skipped == imported.skipped {
-            return;
-        }
+    if shared.mounted().same_as(&imported) {
+        return;
     }
     let remove: Vec<&str> = old_names.iter().map(String::as_str).collect();
     // Locked across the swap, so `tool_names` never disagrees with the registry.
     let mut mounted = shared.mounted();
-    match registry.replace_tools(&remove, imported.tools) {
-        Ok(()) => {
-            mounted.specs = imported.specs;
-            mounted.skipped = imported.skipped;
-        }
+    match registry.replace_tools(&remove, imported.tools.clone()) {
+        Ok(()) => *mounted = imported,
         Err(error) => {
             tracing::warn!(server = %shared.server, %error, "cannot update the tools of a mounted MCP server");
         }

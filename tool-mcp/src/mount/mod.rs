@@ -27,9 +27,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
-use tool_core::{RegistryError, ToolRegistry, ToolSpec, WeakToolRegistry};
+use tool_core::{RegistryError, ToolRegistry, WeakToolRegistry};
 
 use connection::Connection;
+use remote_tool::Imported;
 
 /// A remote MCP server to mount: a command to start (stdio) or an HTTP endpoint.
 ///
@@ -291,7 +292,7 @@ async fn mount(
         .map_err(|error| error.into_mount_error(&name))?;
     let imported = remote_tool::import(tools, &options, &connection, |_| false);
     registry
-        .replace_tools(&[], imported.tools)
+        .replace_tools(&[], imported.tools.clone())
         .map_err(|source| MountError::Registry {
             server: name.clone(),
             source,
@@ -301,10 +302,7 @@ async fn mount(
         options,
         connection,
         registry: registry.downgrade(),
-        mounted: Mutex::new(Mounted {
-            specs: imported.specs,
-            skipped: imported.skipped,
-        }),
+        mounted: Mutex::new(imported),
         swap: tokio::sync::Mutex::new(()),
         unmounted: CancellationToken::new(),
     });
@@ -319,7 +317,8 @@ struct MountShared {
     options: MountOptions,
     connection: Arc<Connection>,
     registry: WeakToolRegistry,
-    mounted: Mutex<Mounted>,
+    /// The tools mounted now, and the ones skipped.
+    mounted: Mutex<Imported>,
     /// Held while the mounted tools are replaced, so a re-list and an unmount don't
     /// interleave.
     swap: tokio::sync::Mutex<()>,
@@ -327,23 +326,13 @@ struct MountShared {
     unmounted: CancellationToken,
 }
 
-/// The tools currently mounted, and the ones skipped.
-struct Mounted {
-    specs: Vec<ToolSpec>,
-    skipped: Vec<(String, String)>,
-}
-
 impl MountShared {
-    fn mounted(&self) -> std::sync::MutexGuard<'_, Mounted> {
+    fn mounted(&self) -> std::sync::MutexGuard<'_, Imported> {
         self.mounted.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn names(&self) -> Vec<String> {
-        self.mounted()
-            .specs
-            .iter()
-            .map(|spec| spec.name.clone())
-            .collect()
+        self.mounted().names()
     }
 }
 
@@ -382,13 +371,14 @@ impl McpMount {
             shared.unmounted.cancel();
             let _swap = shared.swap.lock().await;
             let mut mounted = shared.mounted();
-            let names: Vec<&str> = mounted.specs.iter().map(|spec| spec.name.as_str()).collect();
+            let names = mounted.names();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
             if let Some(registry) = shared.registry.upgrade()
                 && let Err(error) = registry.replace_tools(&names, Vec::new())
             {
                 tracing::warn!(server = %shared.server, %error, "cannot remove mounted MCP tools");
             }
-            mounted.specs.clear();
+            mounted.tools.clear();
         }
         shared.connection.close().await;
     }

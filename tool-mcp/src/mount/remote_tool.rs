@@ -23,6 +23,25 @@ pub(super) struct RemoteTool {
     connection: Arc<Connection>,
 }
 
+impl Imported {
+    /// Whether `other` would mount the same tools (names, descriptions, schemas) and
+    /// skip the same ones.
+    pub(super) fn same_as(&self, other: &Imported) -> bool {
+        self.skipped == other.skipped
+            && self.tools.len() == other.tools.len()
+            && self
+                .tools
+                .iter()
+                .zip(&other.tools)
+                .all(|(mine, theirs)| mine.spec() == theirs.spec())
+    }
+
+    /// The local names of the tools.
+    pub(super) fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|tool| tool.spec().name.clone()).collect()
+    }
+}
+
 impl Tool for RemoteTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -34,9 +53,9 @@ impl Tool for RemoteTool {
 }
 
 /// A `tools/list` result made into tools.
+#[derive(Clone)]
 pub(super) struct Imported {
     pub(super) tools: Vec<Arc<dyn Tool>>,
-    pub(super) specs: Vec<ToolSpec>,
     /// (remote name, reason) of the tools left out.
     pub(super) skipped: Vec<(String, String)>,
 }
@@ -52,7 +71,6 @@ pub(super) fn import(
 ) -> Imported {
     let mut imported = Imported {
         tools: Vec::new(),
-        specs: Vec::new(),
         skipped: Vec::new(),
     };
     let mut seen = HashSet::new();
@@ -77,7 +95,6 @@ pub(super) fn import(
             }
         };
         seen.insert(spec.name.clone());
-        imported.specs.push(spec.clone());
         imported.tools.push(Arc::new(RemoteTool {
             spec,
             remote_name,

@@ -438,7 +438,13 @@ async fn a_mounted_server_that_dies_is_restarted_on_the_next_call() {
     use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 
     let inner = tempfile::tempdir().unwrap();
-    let server = McpServer::stdio(env!("CARGO_BIN_EXE_agent-tools"), ["serve"]).current_dir(inner.path());
+    // The server is killed mid-`exec`, which leaves that call's temporary directory
+    // behind; it goes in `inner`, not the machine's /tmp.
+    let temp = inner.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let server = McpServer::stdio(env!("CARGO_BIN_EXE_agent-tools"), ["serve"])
+        .current_dir(inner.path())
+        .env("TMPDIR", &temp);
     let registry = ToolRegistry::new();
     let mount = registry
         .mount_mcp(server, MountOptions::new().prefix("inner_"))

@@ -369,13 +369,15 @@ fn a_full_disk_during_write_file_keeps_the_old_file_and_says_so() {
     let big = "new content line\n".repeat(8192); // 136 KiB
     let arguments = json!({"path": "notes.txt", "content": big}).to_string();
 
-    // An append used to leave the part that fitted behind while reporting the failure.
-    for mode in ["overwrite", "append", "create_new"] {
-        let path = if mode == "create_new" {
-            "fresh.txt"
-        } else {
-            "notes.txt"
-        };
+    // An append used to leave the part that fitted behind while reporting the failure,
+    // and one that created its file left an empty file behind.
+    let cases = [
+        ("overwrite", "notes.txt"),
+        ("append", "notes.txt"),
+        ("create_new", "fresh.txt"),
+        ("append", "fresh.txt"),
+    ];
+    for (mode, path) in cases {
         let arguments = json!({"path": path, "content": big, "mode": mode}).to_string();
         let output = run_binary(
             &["--workspace", ws_arg, "call", "write_file", "-"],

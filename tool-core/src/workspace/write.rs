@@ -4,7 +4,8 @@
 //! renamed over the target; then the directory is flushed so the rename itself survives
 //! a crash. A writer that fails or is killed leaves the previous content in place. A
 //! killed writer can leave its temporary file behind; the next successful write of the
-//! same file removes it. An append that fails (a full disk) takes back what it wrote.
+//! same file removes it. An append that fails (a full disk) takes back what it wrote, and
+//! one that would create its file creates it whole, as `CreateNew` does.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write as _};
@@ -62,7 +63,16 @@ fn create_new(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
 }
 
 fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
-    let existed = dir.symlink_metadata(name).is_ok();
+    // A file the append creates appears whole or not at all, as with `CreateNew`; only
+    // when another writer creates it first is it appended to.
+    if dir.symlink_metadata(name).is_err() {
+        match create_new(dir, name, contents) {
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            created => return created,
+        }
+    }
+    // The name exists, but a symbolic link's target may not: the open creates it.
+    let target_existed = dir.metadata(name).is_ok();
     let mut options = OpenOptions::new();
     // Non-blocking: a FIFO (a symbolic link's target) must not hang the open.
     options.append(true).create(true).custom_flags(libc::O_NONBLOCK);
@@ -70,12 +80,11 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     if !file.metadata()?.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
     }
-    let mut file = file.into_std();
-    crate::append::append_all(&mut file, contents, true)?;
-    if !existed {
+    crate::append::append_all(&mut file.into_std(), contents, true)?;
+    if !target_existed {
         sync_dir(dir)?;
     }
-    Ok(!existed)
+    Ok(!target_existed)
 }
 
 /// A new temporary file next to `name` holding `contents`, flushed to disk.

@@ -3,14 +3,17 @@
 //! Before Chromium starts, the URL must be `http` or `https` (`file:`, `data:` or
 //! `chrome:` URLs would show local files or the browser's internals), and its host must
 //! pass the web tools' SSRF guard: an IP literal is judged by its address, a host name
-//! by every address it resolves to, and the name is then pinned to the first approved
-//! address with `--host-resolver-rules`, so that Chromium does not ask DNS again and get
-//! a different answer (DNS rebinding).
+//! by every address it resolves to. A refused page is an error before any browser runs.
 //!
-//! What the guard does not see: redirects and everything the page loads (images,
-//! frames, scripts) are fetched by Chromium itself. A public page can still frame a
-//! private address and have it in the screenshot; closing that needs Chromium to fetch
-//! through a checking proxy, which this module does not do.
+//! Everything else the page makes Chromium fetch (redirects, frames, images, scripts,
+//! WebSockets) is checked too: Chromium's only way out is a [`GuardedProxy`] that
+//! applies the same guard to every connection and connects to the address it approved,
+//! so a public page cannot frame `http://127.0.0.1/` or the metadata address into the
+//! screenshot, and no name is resolved twice (DNS rebinding). `<-loopback>` takes away
+//! Chromium's habit of going to loopback addresses without its proxy; QUIC and WebRTC,
+//! which do not use an HTTP proxy, are turned off. With
+//! [`allow_private_network`](ScreenshotConfig::allow_private_network) there is nothing
+//! to check, and no proxy.
 //!
 //! `--no-sandbox` is passed only when running as root: Chromium refuses to start as root
 //! with its sandbox on, and containers and CI usually run as root. Otherwise the
@@ -23,6 +26,7 @@
 //! call asked for. Elements sized to the viewport (`100vh`) stretch to that tall window.
 
 use std::ffi::OsString;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use tool_core::ToolError;
@@ -34,6 +38,7 @@ use super::raster::Rgb;
 use super::{blocking, codec, process};
 use crate::web::FetchConfig;
 use crate::web::guard::Guard;
+use crate::web::proxy::GuardedProxy;
 
 /// The names Chromium is looked for under on `PATH`.
 const CHROMIUM_NAMES: &[&str] = &[
@@ -46,7 +51,7 @@ const CHROMIUM_NAMES: &[&str] = &[
 /// Renders `page` and returns its screenshot.
 pub(crate) async fn capture(config: &ScreenshotConfig, page: &PageRequest) -> Result<Rgb, ToolError> {
     let url = parse(&page.url)?;
-    let pinned = check_host(&url, config.allow_private_network).await?;
+    let proxy = guarded_proxy(config, &url).await?;
     let chromium = locate(config)?;
     let dir = tempfile::tempdir()
         .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
@@ -60,7 +65,8 @@ pub(crate) async fn capture(config: &ScreenshotConfig, page: &PageRequest) -> Re
         width: page.width,
         height,
     };
-    let args = arguments(&url, pinned.as_deref(), dir.path(), &output, window);
+    let proxy_addr = proxy.as_ref().map(GuardedProxy::addr);
+    let args = arguments(&url, proxy_addr, dir.path(), &output, window);
     let png = process::run_for_file(&chromium, &args, &output, config.timeout).await?;
     let (full_page, min_height) = (page.full_page, page.height);
     let image = blocking(move || {
@@ -71,8 +77,9 @@ pub(crate) async fn capture(config: &ScreenshotConfig, page: &PageRequest) -> Re
         Ok(image)
     })
     .await?;
-    // The profile and the screenshot are removed here; the processes are gone already.
-    drop(dir);
+    // The profile and the screenshot are removed here, and the proxy stops; the
+    // processes are gone already.
+    drop((dir, proxy));
     Ok(image)
 }
 
@@ -88,24 +95,33 @@ fn parse(raw: &str) -> Result<Url, ToolError> {
     }
 }
 
-/// Applies the SSRF guard to the URL's host. Returns the `--host-resolver-rules` value
-/// that pins a checked host name to its approved address, if there is one.
-async fn check_host(url: &Url, allow_private_network: bool) -> Result<Option<String>, ToolError> {
-    if allow_private_network {
+/// Applies the SSRF guard to the page's own host, then starts the proxy that applies it
+/// to everything Chromium fetches; `None` when the guard is off.
+async fn guarded_proxy(config: &ScreenshotConfig, url: &Url) -> Result<Option<GuardedProxy>, ToolError> {
+    if config.allow_private_network {
         return Ok(None);
     }
-    let guard = Guard::new(&FetchConfig::default());
+    let fetch = config
+        .trusted_hosts
+        .iter()
+        .fold(FetchConfig::default(), |fetch, (name, address)| {
+            fetch.trusted_host(name.clone(), *address)
+        });
+    let guard = Guard::new(&fetch);
     let refused =
         |error: &dyn std::fmt::Display| ToolError::new(format!("refusing to render {url}: {error}"));
     guard.check_url(url).map_err(|error| refused(&error))?;
-    let Some(Host::Domain(name)) = url.host() else {
-        return Ok(None);
-    };
-    let addresses = guard.resolve(name).await.map_err(|error| refused(&error))?;
-    Ok(addresses.first().map(|address| match address.ip() {
-        std::net::IpAddr::V4(ip) => format!("MAP {name} {ip}"),
-        std::net::IpAddr::V6(ip) => format!("MAP {name} [{ip}]"),
-    }))
+    if let Some(Host::Domain(name)) = url.host() {
+        guard.resolve(name).await.map_err(|error| refused(&error))?;
+    }
+    GuardedProxy::start(guard, fetch.connect_timeout)
+        .await
+        .map(Some)
+        .map_err(|error| {
+            ToolError::new(format!(
+                "cannot start the proxy Chromium fetches through: {error}"
+            ))
+        })
 }
 
 /// The Chromium binary: the configured one, or the first found on `PATH`.
@@ -134,7 +150,13 @@ struct Window {
 }
 
 /// Chromium's command line for one screenshot.
-fn arguments(url: &Url, pinned: Option<&str>, dir: &Path, output: &Path, window: Window) -> Vec<OsString> {
+fn arguments(
+    url: &Url,
+    proxy: Option<SocketAddr>,
+    dir: &Path,
+    output: &Path,
+    window: Window,
+) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "--headless",
         "--disable-gpu",
@@ -156,8 +178,16 @@ fn arguments(url: &Url, pinned: Option<&str>, dir: &Path, output: &Path, window:
     if running_as_root() {
         args.push("--no-sandbox".into());
     }
-    if let Some(rules) = pinned {
-        args.push(format!("--host-resolver-rules={rules}").into());
+    if let Some(proxy) = proxy {
+        args.extend(
+            [
+                format!("--proxy-server=http://{proxy}"),
+                "--proxy-bypass-list=<-loopback>".to_owned(),
+                "--disable-quic".to_owned(),
+                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp".to_owned(),
+            ]
+            .map(OsString::from),
+        );
     }
     let mut with_path = |flag: &str, path: &Path| {
         let mut arg = OsString::from(flag);
@@ -202,35 +232,29 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn private_hosts_are_refused_and_names_pinned() {
+    async fn private_hosts_are_refused_before_a_proxy_starts() {
+        let guarded = ScreenshotConfig::default();
         for url in [
             "http://127.0.0.1/",
             "http://localhost:8080/",
             "http://[::1]/",
             "http://169.254.169.254/",
         ] {
-            let error = check_host(&parse(url).unwrap(), false)
+            let error = guarded_proxy(&guarded, &parse(url).unwrap())
                 .await
                 .unwrap_err()
                 .to_string();
             assert!(error.starts_with("refusing to render"), "{url}: {error}");
         }
-        assert_eq!(
-            check_host(&parse("http://1.1.1.1/").unwrap(), false)
-                .await
-                .unwrap(),
-            None
-        );
-        assert_eq!(
-            check_host(&parse("http://127.0.0.1/").unwrap(), true)
-                .await
-                .unwrap(),
-            None
-        );
+        let public = guarded_proxy(&guarded, &parse("http://1.1.1.1/").unwrap()).await;
+        assert!(public.unwrap().is_some());
+        let open = ScreenshotConfig::default().allow_private_network(true);
+        let private = guarded_proxy(&open, &parse("http://127.0.0.1/").unwrap()).await;
+        assert!(private.unwrap().is_none());
     }
 
     #[test]
-    fn the_command_line_pins_and_sizes() {
+    fn the_command_line_proxies_and_sizes() {
         let url = parse("https://example.com/page").unwrap();
         let window = Window {
             width: 800,
@@ -238,7 +262,7 @@ mod tests {
         };
         let args = arguments(
             &url,
-            Some("MAP example.com 93.184.215.14"),
+            Some(SocketAddr::from(([127, 0, 0, 1], 4000))),
             Path::new("/tmp/x"),
             Path::new("/tmp/x/page.png"),
             window,
@@ -246,7 +270,8 @@ mod tests {
         let args: Vec<String> = args.into_iter().map(|arg| arg.into_string().unwrap()).collect();
         for expected in [
             "--headless",
-            "--host-resolver-rules=MAP example.com 93.184.215.14",
+            "--proxy-server=http://127.0.0.1:4000",
+            "--proxy-bypass-list=<-loopback>",
             "--user-data-dir=/tmp/x/profile",
             "--screenshot=/tmp/x/page.png",
             "--window-size=800,600",

@@ -1,6 +1,7 @@
 //! [`ScreenshotConfig`]: where screenshots are taken from and saved, and the limits of
 //! the images and the browser.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -29,9 +30,12 @@ pub struct ScreenshotConfig {
     /// `chromium`, `chromium-browser`, `google-chrome` and `google-chrome-stable` on
     /// `PATH` at each call.
     pub chromium: Option<PathBuf>,
-    /// Turn the SSRF guard off for `target: url`: loopback and private network pages
-    /// may be rendered. Off by default.
+    /// Turn the SSRF guard off for `target: url`: loopback and private network pages,
+    /// and whatever they load, may be rendered. Off by default.
     pub allow_private_network: bool,
+    /// Host names let through the SSRF guard, each resolving to its address only; see
+    /// [`trusted_host`](Self::trusted_host). None by default.
+    pub trusted_hosts: Vec<(String, SocketAddr)>,
     /// The longest side of the returned image, in pixels; larger captures are scaled
     /// down (the saved file keeps its full size). Default [`DEFAULT_MAX_IMAGE_SIDE`].
     pub max_image_side: u32,
@@ -54,6 +58,7 @@ impl Default for ScreenshotConfig {
             save_dir: "screenshots".to_owned(),
             chromium: None,
             allow_private_network: false,
+            trusted_hosts: Vec::new(),
             max_image_side: DEFAULT_MAX_IMAGE_SIDE,
             timeout: Duration::from_secs(30),
             window_width: 1280,
@@ -85,6 +90,17 @@ impl ScreenshotConfig {
     /// Sets [`allow_private_network`](Self::allow_private_network).
     pub fn allow_private_network(mut self, allow: bool) -> Self {
         self.allow_private_network = allow;
+        self
+    }
+
+    /// Lets one host name through the SSRF guard, as
+    /// [`FetchConfig::trusted_host`](crate::web::FetchConfig::trusted_host) does for
+    /// `web_fetch`: pages on `name` (and what they load from it) are fetched from
+    /// `address` whatever DNS says. The port of `address` is used when the page's URL
+    /// gives none (for `https`, when it is 443). Only the name is exempt: a frame or
+    /// redirect from it to another private host is refused.
+    pub fn trusted_host(mut self, name: impl Into<String>, address: SocketAddr) -> Self {
+        self.trusted_hosts.push((name.into(), address));
         self
     }
 

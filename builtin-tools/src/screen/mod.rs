@@ -10,10 +10,9 @@
 //! Web pages are rendered by headless Chromium. The URL is a model's choice, so it goes
 //! through the same SSRF guard as `web_fetch` before Chromium is started — a page on
 //! `127.0.0.1` or the cloud metadata address is refused without a browser ever seeing
-//! it — and a checked host name is pinned to the address the guard approved, so that
-//! Chromium cannot resolve it again to something else. Redirects and what the page
-//! itself loads are fetched by Chromium unchecked; the guard covers the URL the model
-//! gave, not everything a hostile page could frame.
+//! it — and everything the page then loads (redirects, frames, images, scripts) reaches
+//! the network only through a proxy that applies the same guard to each connection, so
+//! a hostile page cannot frame a private address into the screenshot either.
 //!
 //! The saved PNG keeps every pixel; the image returned is scaled down to at most
 //! [`DEFAULT_MAX_IMAGE_SIDE`] pixels on its long side, the size vision models work at:

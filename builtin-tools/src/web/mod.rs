@@ -21,6 +21,7 @@ mod content;
 mod fetch;
 pub(crate) mod guard;
 mod html;
+pub(crate) mod proxy;
 mod resolve;
 mod search;
 mod web_fetch;

@@ -1,9 +1,11 @@
 //! `target: url` with headless Chromium, against pages served on 127.0.0.1.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
-use axum::response::Html;
+use axum::response::{Html, Redirect};
 use axum::routing::get;
 
 use super::{close, require, returned_image, saved, saved_path, workspace};
@@ -18,6 +20,11 @@ async fn serve() -> SocketAddr {
     let app = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
         .route("/long", get(|| async { Html(LONG_PAGE) }));
+    serve_app(app).await
+}
+
+/// Serves `app` on a fresh loopback port until the test's runtime ends.
+async fn serve_app(app: Router) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -142,5 +149,98 @@ async fn local_files_are_not_rendered() {
     assert_eq!(
         error.to_string(),
         "only http and https pages can be rendered, not `file:` URLs"
+    );
+}
+
+/// A page on a trusted host that pulls in a stylesheet from its own host and, from a
+/// private address, a frame, an image and a redirect target.
+const FRAMING_PAGE: &str = r#"<!doctype html><html><head>
+<link rel="stylesheet" href="/style.css"></head><body>
+<iframe src="http://127.0.0.1:PRIVATE/frame" style="position:absolute;left:100px;top:100px;width:200px;height:100px"></iframe>
+<img src="http://127.0.0.1:PRIVATE/image.png" width="50" height="50">
+<img src="http://localhost:PRIVATE/image.png" width="50" height="50">
+</body></html>"#;
+
+/// Serves `/framing`, `/style.css` (counted) and `/redirect`, which sends the browser to
+/// `private`.
+async fn serve_framing(private: SocketAddr) -> (SocketAddr, Arc<AtomicUsize>) {
+    let styles = Arc::new(AtomicUsize::new(0));
+    let page = FRAMING_PAGE.replace("PRIVATE", &private.port().to_string());
+    let counted = styles.clone();
+    let app = Router::new()
+        .route("/framing", get(move || async move { Html(page) }))
+        .route(
+            "/style.css",
+            get(move || async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                (
+                    [("content-type", "text/css")],
+                    "body{margin:0;background:#00aa00}",
+                )
+            }),
+        )
+        .route(
+            "/redirect",
+            get(move || async move { Redirect::to(&format!("http://{private}/secret")) }),
+        );
+    (serve_app(app).await, styles)
+}
+
+/// A server on loopback that counts every request; the guard must keep Chromium from it.
+async fn serve_private() -> (SocketAddr, Arc<AtomicUsize>) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let app = Router::new().fallback(move || async move {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Html(r#"<body style="background:#ff0000">private</body>"#)
+    });
+    (serve_app(app).await, hits)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_page_loads_from_private_addresses_is_refused() {
+    let chromium = local_config().chromium.unwrap();
+    let (private, private_hits) = serve_private().await;
+    let (public, styles) = serve_framing(private).await;
+    // `page.test` stands in for a public site: trusted, it may be on loopback.
+    let config = ScreenshotConfig::default()
+        .chromium(chromium)
+        .trusted_host("page.test", public);
+    let (dir, ws) = workspace();
+    let port = public.port();
+
+    let output = screenshot(
+        &ws,
+        &config,
+        page(format!("http://page.test:{port}/framing"), 400, 300),
+    )
+    .await
+    .unwrap();
+    let image = saved(dir.path(), &saved_path(&output));
+    // The page's own stylesheet came through the proxy.
+    assert_eq!(styles.load(Ordering::SeqCst), 1);
+    assert!(
+        close(image.pixel(390, 290), [0x00, 0xaa, 0x00], 2),
+        "{:?}",
+        image.pixel(390, 290)
+    );
+    // The frame shows no red page from the private server.
+    assert!(
+        !close(image.pixel(200, 150), [0xff, 0x00, 0x00], 30),
+        "{:?}",
+        image.pixel(200, 150)
+    );
+
+    let redirected = screenshot(
+        &ws,
+        &config,
+        page(format!("http://page.test:{port}/redirect"), 400, 300),
+    )
+    .await;
+    assert!(redirected.is_ok(), "{redirected:?}");
+    assert_eq!(
+        private_hits.load(Ordering::SeqCst),
+        0,
+        "Chromium reached the private server"
     );
 }

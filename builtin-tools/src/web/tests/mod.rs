@@ -4,6 +4,7 @@
 
 mod content;
 mod guard;
+mod proxy;
 mod search;
 
 use std::net::SocketAddr;

@@ -52,7 +52,7 @@ pub struct BuiltinConfig {
     pub workspace: WorkspaceSection,
     /// How `exec` runs commands.
     pub exec: ExecSection,
-    /// `web_fetch`'s guard and `web_search`'s key.
+    /// The SSRF guard of `web_fetch` and page screenshots, and `web_search`'s key.
     pub web: WebSection,
     /// Sub-agents for `spawn`; absent means no `spawn`.
     pub subagents: Option<SubagentsSection>,
@@ -93,6 +93,7 @@ pub fn register_all_with_env(
         .or_else(|| config.workspace.root.clone())
         .map_or_else(std::env::current_dir, Ok)
         .map_err(|error| format!("cannot find the current directory: {error}"))?;
+    config.web.check()?;
     let mut workspace = config.workspace.open(&root)?;
     let memory = match config.memory.enabled {
         true => {
@@ -112,7 +113,7 @@ pub fn register_all_with_env(
     let mut builder = Builtins::builder(workspace)
         .exec(config.exec.to_config())
         .fetch(config.web.fetch_config())
-        .screenshot(config.screenshot.to_config(config.web.allow_private_network));
+        .screenshot(config.screenshot.to_config(&config.web));
     if let Some(key) = BuiltinConfig::secret(env, &config.web.search_api_key_env) {
         let mut search = SearchConfig::new(key);
         if let Some(endpoint) = &config.web.search_endpoint {
@@ -156,7 +157,8 @@ impl SubagentsSection {
 }
 
 impl ScreenshotSection {
-    fn to_config(&self, allow_private_network: bool) -> ScreenshotConfig {
+    /// The screenshot configuration, with `[web]`'s guard settings for page captures.
+    fn to_config(&self, web: &WebSection) -> ScreenshotConfig {
         let mut config = ScreenshotConfig::default();
         if let Some(display) = &self.display {
             config = config.display(display.clone());
@@ -167,7 +169,8 @@ impl ScreenshotSection {
         if let Some(chromium) = &self.chromium {
             config = config.chromium(chromium.clone());
         }
-        config.allow_private_network = allow_private_network;
+        config.allow_private_network = web.allow_private_network;
+        config.trusted_hosts = web.trusted_hosts.clone().into_iter().collect();
         config
     }
 }

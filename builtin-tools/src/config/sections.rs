@@ -1,5 +1,7 @@
 //! The sections of [`BuiltinConfig`](super::BuiltinConfig).
 
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -93,6 +95,11 @@ pub struct WebSection {
     pub search_api_key_env: String,
     /// Another search endpoint (tests, proxies).
     pub search_endpoint: Option<String>,
+    /// Host names let through the SSRF guard, for `web_fetch` and page screenshots, each
+    /// with the one address it resolves to:
+    /// `trusted_hosts = { "wiki.internal" = "10.0.0.7:80" }`. See
+    /// [`FetchConfig::trusted_host`].
+    pub trusted_hosts: BTreeMap<String, SocketAddr>,
 }
 
 impl Default for WebSection {
@@ -101,6 +108,7 @@ impl Default for WebSection {
             allow_private_network: false,
             search_api_key_env: "BRAVE_API_KEY".to_owned(),
             search_endpoint: None,
+            trusted_hosts: BTreeMap::new(),
         }
     }
 }
@@ -108,7 +116,25 @@ impl Default for WebSection {
 impl WebSection {
     /// The fetch configuration this section describes.
     pub fn fetch_config(&self) -> FetchConfig {
-        FetchConfig::default().allow_private_network(self.allow_private_network)
+        let config = FetchConfig::default().allow_private_network(self.allow_private_network);
+        self.trusted_hosts.iter().fold(config, |config, (name, address)| {
+            config.trusted_host(name.clone(), *address)
+        })
+    }
+
+    /// Refuses trusted "host names" that are IP addresses: the guard judges an address
+    /// in a URL by itself, so trusting one would silently do nothing.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        match self
+            .trusted_hosts
+            .keys()
+            .find(|name| name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok())
+        {
+            Some(name) => Err(format!(
+                "[web] trusted_hosts: `{name}` is an address, not a host name; trust the name pages                  use for it, e.g. \"wiki.internal\" = \"{name}:80\", or set allow_private_network"
+            )),
+            None => Ok(()),
+        }
     }
 }
 

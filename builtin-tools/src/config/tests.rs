@@ -178,3 +178,30 @@ fn workspace_settings_reach_the_tools() {
         result.text()
     );
 }
+
+#[test]
+fn trusted_hosts_reach_web_fetch_and_screenshots() {
+    let config = parse("[web]\ntrusted_hosts = { \"Wiki.Internal\" = \"10.0.0.7:8080\" }\n").unwrap();
+    let address: std::net::SocketAddr = "10.0.0.7:8080".parse().unwrap();
+    let trusted = vec![("Wiki.Internal".to_owned(), address)];
+    assert_eq!(config.web.fetch_config().trusted_hosts(), trusted.as_slice());
+    assert_eq!(config.screenshot.to_config(&config.web).trusted_hosts, trusted);
+    assert!(registered(&config, &[]).contains(&"web_fetch".to_owned()));
+
+    let error = parse("[web]\ntrusted_hosts = { \"wiki\" = \"10.0.0.7\" }\n").unwrap_err();
+    assert!(error.contains("invalid socket address syntax"), "{error}");
+    for name in ["10.0.0.7", "[::1]"] {
+        let config = parse(&format!(
+            "[web]\ntrusted_hosts = {{ \"{name}\" = \"10.0.0.7:80\" }}\n"
+        ))
+        .unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+        assert!(
+            error.starts_with(&format!(
+                "[web] trusted_hosts: `{name}` is an address, not a host name"
+            )),
+            "{error}"
+        );
+    }
+}

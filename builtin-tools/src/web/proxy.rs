@@ -11,7 +11,8 @@
 //! WebSockets) becomes a tunnel to the checked address. An absolute-form request
 //! (`GET http://host/path HTTP/1.1`, plain HTTP) is forwarded in origin form with
 //! `Connection: close`, so that each request comes on a connection of its own and is
-//! checked on its own. The proxy resolves the host itself and connects to the address it
+//! checked on its own: a server must not act on requests that follow one marked `close`
+//! (RFC 9112, 9.6), so a second request pipelined behind the first goes nowhere new. The proxy resolves the host itself and connects to the address it
 //! approved, so no second lookup can rebind the name. A refused connection is answered
 //! `403 Forbidden` with the guard's reason; one that cannot be made, `502 Bad Gateway`.
 //!
@@ -31,6 +32,9 @@ use super::guard::Guard;
 
 /// The most a request line and its headers may take.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// How long to wait before accepting again after `accept` failed.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 /// Headers about the hop to the proxy, not meant for the server.
 const HOP_HEADERS: &[&str] = &[
@@ -89,10 +93,8 @@ async fn accept(listener: TcpListener, route: Arc<Route>) {
                 Ok((client, _)) => {
                     connections.spawn(serve(client, route.clone()));
                 }
-                // Out of file descriptors, say: the connections in flight must end first.
-                Err(_) => {
-                    connections.join_next().await;
-                }
+                // Out of file descriptors, say: retrying at once would only spin.
+                Err(_) => tokio::time::sleep(ACCEPT_RETRY).await,
             },
             Some(_) = connections.join_next() => {}
         }

@@ -457,7 +457,8 @@ fn a_full_disk_during_memory_write_keeps_the_database_whole() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert_eq!(
         text(&output.stdout).trim_end(),
-        "memory store error: SQLite: disk I/O error",
+        "memory store error: SQLite: disk I/O error (the disk may be full or failing; the \
+         database is kept as it was)",
         "SQLite reports EFBIG as a generic I/O error"
     );
     assert_eq!(
@@ -471,7 +472,8 @@ fn a_full_disk_during_memory_write_keeps_the_database_whole() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert_eq!(
         text(&output.stdout).trim_end(),
-        "cannot open the memory database: SQLite: disk I/O error"
+        "cannot open the memory database: SQLite: disk I/O error (the disk may be full or \
+         failing; the database is kept as it was)"
     );
     assert_eq!(check_memory_db(&db).len(), 1);
 

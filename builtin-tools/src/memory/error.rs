@@ -81,11 +81,23 @@ pub enum MemoryError {
         supported: i64,
     },
     /// SQLite failed.
-    #[error("SQLite: {0}")]
+    #[error("SQLite: {}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
     /// The blocking task running a database operation panicked or was cancelled.
     #[error("the database task failed: {0}")]
     Task(String),
+}
+
+/// SQLite's message, with a hint where it is too terse to act on: a write refused by a
+/// full disk (or a file size limit) comes back as a bare "disk I/O error".
+fn sqlite_message(error: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode::{DiskFull, SystemIoFailure};
+    match error.sqlite_error_code() {
+        Some(DiskFull | SystemIoFailure) => {
+            format!("{error} (the disk may be full or failing; the database is kept as it was)")
+        }
+        _ => error.to_string(),
+    }
 }
 
 impl MemoryError {

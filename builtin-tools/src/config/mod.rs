@@ -93,7 +93,6 @@ pub fn register_all_with_env(
         .or_else(|| config.workspace.root.clone())
         .map_or_else(std::env::current_dir, Ok)
         .map_err(|error| format!("cannot find the current directory: {error}"))?;
-    config.web.check()?;
     let mut workspace = config.workspace.open(&root)?;
     let memory = match config.memory.enabled {
         true => {
@@ -112,7 +111,7 @@ pub fn register_all_with_env(
     };
     let mut builder = Builtins::builder(workspace)
         .exec(config.exec.to_config())
-        .fetch(config.web.fetch_config())
+        .fetch(config.web.fetch_config()?)
         .screenshot(config.screenshot.to_config(&config.web));
     if let Some(key) = BuiltinConfig::secret(env, &config.web.search_api_key_env) {
         let mut search = SearchConfig::new(key);

@@ -100,6 +100,9 @@ pub struct WebSection {
     /// `trusted_hosts = { "wiki.internal" = "10.0.0.7:80" }`. See
     /// [`FetchConfig::trusted_host`].
     pub trusted_hosts: BTreeMap<String, SocketAddr>,
+    /// PEM files of certificate authorities `web_fetch` trusts besides the system's, for
+    /// internal HTTPS sites. See [`FetchConfig::root_certificate_pem`].
+    pub root_certificates: Vec<PathBuf>,
 }
 
 impl Default for WebSection {
@@ -109,33 +112,42 @@ impl Default for WebSection {
             search_api_key_env: "BRAVE_API_KEY".to_owned(),
             search_endpoint: None,
             trusted_hosts: BTreeMap::new(),
+            root_certificates: Vec::new(),
         }
     }
 }
 
 impl WebSection {
-    /// The fetch configuration this section describes.
-    pub fn fetch_config(&self) -> FetchConfig {
-        let config = FetchConfig::default().allow_private_network(self.allow_private_network);
-        self.trusted_hosts.iter().fold(config, |config, (name, address)| {
-            config.trusted_host(name.clone(), *address)
-        })
-    }
-
-    /// Refuses trusted "host names" that are IP addresses: the guard judges an address
-    /// in a URL by itself, so trusting one would silently do nothing.
-    pub(crate) fn check(&self) -> Result<(), String> {
-        match self
-            .trusted_hosts
-            .keys()
-            .find(|name| name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok())
-        {
-            Some(name) => Err(format!(
-                "[web] trusted_hosts: `{name}` is an address, not a host name; trust the name pages                  use for it, e.g. \"wiki.internal\" = \"{name}:80\", or set allow_private_network"
-            )),
-            None => Ok(()),
+    /// The fetch configuration this section describes, with its root certificates read
+    /// from their files. Fails on a trusted "host name" that is an IP address (the guard
+    /// judges an address in a URL by itself, so trusting one would silently do nothing)
+    /// and on a certificate file that cannot be read.
+    pub fn fetch_config(&self) -> Result<FetchConfig, String> {
+        if let Some(name) = self.trusted_hosts.keys().find(|name| is_address(name)) {
+            return Err(format!(
+                "[web] trusted_hosts: `{name}` is an address, not a host name; trust the name pages \
+                 use for it, e.g. \"wiki.internal\" = \"{name}:80\", or set allow_private_network"
+            ));
         }
+        let mut config = FetchConfig::default().allow_private_network(self.allow_private_network);
+        for (name, address) in &self.trusted_hosts {
+            config = config.trusted_host(name.clone(), *address);
+        }
+        for path in &self.root_certificates {
+            let pem = std::fs::read(path).map_err(|error| {
+                format!(
+                    "[web] root_certificates: cannot read `{}`: {error}",
+                    path.display()
+                )
+            })?;
+            config = config.root_certificate_pem(pem);
+        }
+        Ok(config)
     }
+}
+
+fn is_address(name: &str) -> bool {
+    name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok()
 }
 
 /// `[subagents]`: an OpenAI-compatible model for `spawn`.

@@ -43,7 +43,7 @@ fn every_section_parses_and_an_empty_file_is_valid() {
     assert_eq!(exec.default_timeout.as_secs(), 90);
     assert_eq!((exec.output_limit, exec.network), (4096, false));
     assert_eq!(exec.sandbox, crate::shell::ExecSandbox::None);
-    assert!(config.web.fetch_config().allow_private_network);
+    assert!(config.web.fetch_config().unwrap().allow_private_network);
     let subagents = config.subagents.as_ref().unwrap();
     assert_eq!((subagents.max_iterations, subagents.timeout.as_secs()), (20, 300));
     assert!(parse("").is_ok());
@@ -184,7 +184,10 @@ fn trusted_hosts_reach_web_fetch_and_screenshots() {
     let config = parse("[web]\ntrusted_hosts = { \"Wiki.Internal\" = \"10.0.0.7:8080\" }\n").unwrap();
     let address: std::net::SocketAddr = "10.0.0.7:8080".parse().unwrap();
     let trusted = vec![("Wiki.Internal".to_owned(), address)];
-    assert_eq!(config.web.fetch_config().trusted_hosts(), trusted.as_slice());
+    assert_eq!(
+        config.web.fetch_config().unwrap().trusted_hosts(),
+        trusted.as_slice()
+    );
     assert_eq!(config.screenshot.to_config(&config.web).trusted_hosts, trusted);
     assert!(registered(&config, &[]).contains(&"web_fetch".to_owned()));
 
@@ -204,4 +207,35 @@ fn trusted_hosts_reach_web_fetch_and_screenshots() {
             "{error}"
         );
     }
+}
+
+#[test]
+fn root_certificates_are_read_from_their_files() {
+    let temp = tempfile::tempdir().unwrap();
+    let ca = temp.path().join("ca.pem");
+    std::fs::write(&ca, include_str!("../web/tests/tls/ca.pem")).unwrap();
+    let toml_path = |path: &std::path::Path| path.display().to_string().replace('\\', "/");
+    let config = parse(&format!("[web]\nroot_certificates = [\"{}\"]\n", toml_path(&ca))).unwrap();
+    let fetch = config.web.fetch_config().unwrap();
+    assert_eq!(fetch.root_certificates(), [std::fs::read(&ca).unwrap()]);
+    assert!(registered(&config, &[]).contains(&"web_fetch".to_owned()));
+
+    let missing = temp.path().join("missing.pem");
+    let config = parse(&format!(
+        "[web]\nroot_certificates = [\"{}\"]\n",
+        toml_path(&missing)
+    ))
+    .unwrap();
+    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+    assert!(
+        error.starts_with("[web] root_certificates: cannot read `"),
+        "{error}"
+    );
+
+    std::fs::write(&missing, "not a certificate").unwrap();
+    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+    assert!(
+        error.contains("root certificate 1 holds no PEM certificate"),
+        "{error}"
+    );
 }

@@ -36,6 +36,7 @@ pub struct FetchConfig {
     /// Most redirects followed. Default 5.
     pub max_redirects: usize,
     trusted_hosts: Vec<(String, SocketAddr)>,
+    root_certificates: Vec<Vec<u8>>,
     #[cfg(test)]
     pub(crate) static_hosts: Vec<(String, Vec<IpAddr>)>,
 }
@@ -50,6 +51,7 @@ impl Default for FetchConfig {
             max_body_bytes: 10 * 1024 * 1024,
             max_redirects: 5,
             trusted_hosts: Vec::new(),
+            root_certificates: Vec::new(),
             #[cfg(test)]
             static_hosts: Vec::new(),
         }
@@ -107,6 +109,21 @@ impl FetchConfig {
     /// The trusted host names and their addresses, in the order added.
     pub fn trusted_hosts(&self) -> &[(String, SocketAddr)] {
         &self.trusted_hosts
+    }
+
+    /// Trusts the certificate authorities in `pem` (one or more PEM certificates) for
+    /// HTTPS, besides the system's: for internal sites whose certificates a private CA
+    /// issued. [`Fetcher::new`](super::Fetcher::new) refuses PEM text without a valid
+    /// certificate.
+    pub fn root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates.push(pem.into());
+        self
+    }
+
+    /// The PEM texts given to [`root_certificate_pem`](Self::root_certificate_pem), in
+    /// the order added.
+    pub fn root_certificates(&self) -> &[Vec<u8>] {
+        &self.root_certificates
     }
 
     /// Test-only DNS: `name` resolves to `ips`, which the guard checks like any answer.

@@ -126,7 +126,8 @@ pub enum FetchError {
 }
 
 impl Fetcher {
-    /// A fetcher with `config`; fails only if the TLS backend cannot be set up.
+    /// A fetcher with `config`; fails if a configured root certificate is not valid PEM
+    /// or the TLS backend cannot be set up.
     pub fn new(config: FetchConfig) -> Result<Self, String> {
         let guard = Arc::new(Guard::new(&config));
         let client = reqwest::Client::builder()
@@ -135,6 +136,7 @@ impl Fetcher {
             .redirect(Policy::none())
             .no_proxy()
             .dns_resolver(CheckedResolver::new(Arc::clone(&guard)))
+            .tls_certs_merge(root_certificates(&config)?)
             .build()
             .map_err(|error| format!("cannot set up the HTTP client: {error}"))?;
         Ok(Self {
@@ -247,6 +249,19 @@ impl Fetcher {
             reason: ToolError::from_error(error).message().to_owned(),
         }
     }
+}
+
+/// The configured extra certificate authorities, parsed.
+fn root_certificates(config: &FetchConfig) -> Result<Vec<reqwest::Certificate>, String> {
+    let mut certificates = Vec::new();
+    for (n, pem) in config.root_certificates().iter().enumerate() {
+        let parsed = reqwest::Certificate::from_pem_bundle(pem)
+            .ok()
+            .filter(|bundle| !bundle.is_empty())
+            .ok_or_else(|| format!("root certificate {} holds no PEM certificate", n + 1))?;
+        certificates.extend(parsed);
+    }
+    Ok(certificates)
 }
 
 /// Where a redirect response points, or `None` for any other response.

@@ -6,6 +6,7 @@ mod content;
 mod guard;
 mod proxy;
 mod search;
+mod tls;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use agent_tools::builtin_tools::{self, BuiltinConfig};
 use agent_tools::mcp::rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, Request};
 use agent_tools::mcp::rmcp::service::{PeerRequestOptions, RunningService};
+use agent_tools::mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use agent_tools::mcp::rmcp::transport::{
     ConfigureCommandExt as _, StreamableHttpClientTransport, TokioChildProcess,
 };
@@ -130,8 +131,12 @@ async fn connect_stdio(setup: &Setup) -> Client {
 
 /// Starts `serve --http 127.0.0.1:0` and reads the URL it announces on stderr.
 async fn start_http(setup: &Setup) -> (tokio::process::Child, String) {
-    let mut child = setup
-        .command(&["--http", "127.0.0.1:0"])
+    start_http_with(setup.command(&["--http", "127.0.0.1:0"])).await
+}
+
+/// Starts a `serve --http …` command and reads the URL it announces on stderr.
+async fn start_http_with(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
+    let mut child = command
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -355,6 +360,45 @@ async fn http_serves_every_builtin_family_and_stops_on_sigterm() {
         .unwrap()
         .unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// `serve --http` on every interface: refused without `--token-env`; with it, only
+/// clients that send the token get in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serving_the_network_needs_a_bearer_token() {
+    let world = world().await;
+    let setup = Setup::new(&world);
+    let everywhere = ["--http", "0.0.0.0:0"];
+    let refused = setup.command(&everywhere).output().await.unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("refusing to serve 0.0.0.0:") && stderr.contains("pass --token-env NAME"),
+        "{stderr}"
+    );
+    let with_token = ["--http", "0.0.0.0:0", "--token-env", "MCP_TEST_TOKEN"];
+    let unset = setup
+        .command(&with_token)
+        .env_remove("MCP_TEST_TOKEN")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(unset.status.code(), Some(2), "{unset:?}");
+    let stderr = String::from_utf8_lossy(&unset.stderr);
+    assert!(stderr.contains("$MCP_TEST_TOKEN is not set"), "{stderr}");
+
+    let mut command = setup.command(&with_token);
+    command.env("MCP_TEST_TOKEN", "tok-123");
+    let (mut server, url) = start_http_with(command).await;
+    // Reached by another name than the one bound: with a token, any host name is served.
+    let url = url.replace("0.0.0.0", "127.0.0.1");
+    let config = StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header("tok-123");
+    let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+    assert_ok(&client, "list_dir", json!({}), "dot.png").await;
+    client.cancel().await.unwrap();
+    let anonymous = ().serve(StreamableHttpClientTransport::from_uri(url)).await;
+    assert!(anonymous.is_err(), "a client without the token got in");
+    server.kill().await.unwrap();
 }
 
 /// `serve --mount`: two other `agent-tools serve`s behind ours — one started as a stdio

@@ -77,12 +77,17 @@ pub enum Command {
     },
     /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
     #[command(
-        after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."
+        after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."
     )]
     Serve {
         /// Serve streamable HTTP on this address instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<String>,
+        /// Require HTTP clients to send `Authorization: Bearer <token>`, the token read
+        /// from the environment variable NAME (never the command line, which other users
+        /// can see). Needed to serve an address other than loopback.
+        #[arg(long, value_name = "NAME", requires = "http")]
+        token_env: Option<String>,
         /// Also serve another MCP server's tools, prefixed `NAME_`: NAME=COMMAND (a
         /// command line started as a child speaking stdio) or NAME=URL (streamable HTTP).
         #[arg(long = "mount", value_name = "NAME=COMMAND", value_parser = parse_mount)]

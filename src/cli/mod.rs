@@ -189,9 +189,17 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
-        Command::Serve { http, mounts } => serve::serve(registry, http.as_deref(), mounts, io)
-            .await
-            .map(|()| EXIT_OK),
+        Command::Serve {
+            http,
+            token_env,
+            mounts,
+        } => {
+            let http = http.as_deref().map(|addr| serve::Http {
+                addr,
+                token_env: token_env.as_deref(),
+            });
+            serve::serve(registry, http, mounts, io).await.map(|()| EXIT_OK)
+        }
     }
 }
 

@@ -3,15 +3,23 @@
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::ToolRegistry;
-use crate::mcp::{McpHandler, McpMount, McpServer, MountMcp as _, MountOptions};
+use crate::mcp::{HttpOptions, McpHandler, McpMount, McpServer, MountMcp as _, MountOptions, ServeError};
 
 use super::{CliError, Io, MountArg, MountTarget};
+
+/// `--http ADDR [--token-env NAME]`.
+pub(super) struct Http<'a> {
+    /// The address to serve.
+    pub(super) addr: &'a str,
+    /// The environment variable holding the bearer token clients must send.
+    pub(super) token_env: Option<&'a str>,
+}
 
 /// Mounts the `--mount` servers, then serves until the client closes stdio, or, over
 /// HTTP, until Ctrl-C or SIGTERM.
 pub(super) async fn serve(
     registry: ToolRegistry,
-    http: Option<&str>,
+    http: Option<Http<'_>>,
     mounts: &[MountArg],
     io: &mut Io<'_>,
 ) -> Result<(), CliError> {
@@ -24,10 +32,14 @@ pub(super) async fn serve(
     served
 }
 
-async fn serve_registry(registry: ToolRegistry, http: Option<&str>, io: &mut Io<'_>) -> Result<(), CliError> {
+async fn serve_registry(
+    registry: ToolRegistry,
+    http: Option<Http<'_>>,
+    io: &mut Io<'_>,
+) -> Result<(), CliError> {
     let count = registry.len();
     let handler = McpHandler::new(registry);
-    let Some(addr) = http else {
+    let Some(Http { addr, token_env }) = http else {
         status(io, &format!("serving {count} tools over stdio"));
         return handler
             .serve_stdio()
@@ -35,9 +47,14 @@ async fn serve_registry(registry: ToolRegistry, http: Option<&str>, io: &mut Io<
             .map_err(|error| CliError(error.to_string()));
     };
     let server = handler
-        .serve_http(addr)
+        .serve_http_with(addr, http_options(token_env)?)
         .await
-        .map_err(|error| CliError(format!("cannot serve on {addr}: {error}")))?;
+        .map_err(|error| match error {
+            ServeError::Unauthenticated(_) => CliError(format!(
+                "cannot serve on {addr}: {error}; pass --token-env NAME with the token in $NAME"
+            )),
+            error => CliError(format!("cannot serve on {addr}: {error}")),
+        })?;
     status(io, &format!("serving {count} tools at {}", server.url()));
     let mut terminate = signal(SignalKind::terminate())
         .map_err(|error| CliError(format!("cannot wait for signals: {error}")))?;
@@ -51,6 +68,19 @@ async fn serve_registry(registry: ToolRegistry, http: Option<&str>, io: &mut Io<
         .wait_until(shutdown)
         .await
         .map_err(|error| CliError(error.to_string()))
+}
+
+/// The bearer token from `$NAME` when `--token-env NAME` is given.
+fn http_options(token_env: Option<&str>) -> Result<HttpOptions, CliError> {
+    let Some(name) = token_env else {
+        return Ok(HttpOptions::new());
+    };
+    match std::env::var(name) {
+        Ok(token) if !token.trim().is_empty() => Ok(HttpOptions::new().bearer_token(token.trim())),
+        _ => Err(CliError(format!(
+            "--token-env {name}: ${name} is not set or empty"
+        ))),
+    }
 }
 
 /// Mounts each server under `NAME_`; a server that cannot be reached is a usage error,

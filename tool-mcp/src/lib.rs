@@ -47,10 +47,12 @@
 #![warn(missing_docs)]
 
 mod convert;
+mod http_auth;
 mod mount;
 mod serve;
 mod server;
 
+pub use http_auth::HttpOptions;
 pub use mount::{
     HttpEndpoint, McpMount, McpServer, MountError, MountMcp, MountOptions, StdioCommand, ToolFilter,
 };

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tool_core::ToolRegistry;
 
 use crate::McpHandler;
+use crate::http_auth::{self, HttpOptions};
 
 /// The path of the MCP endpoint [`serve_http`] serves.
 pub const HTTP_ENDPOINT: &str = "/mcp";
@@ -29,6 +30,13 @@ pub enum ServeError {
     /// The server's task failed (a panic outside any tool).
     #[error("the MCP server stopped unexpectedly: {0}")]
     Stopped(String),
+    /// The address is reachable from other machines and no bearer token was set; see
+    /// [`HttpOptions`].
+    #[error(
+        "refusing to serve {0} without a bearer token: anyone who can reach it could call every \
+         tool; set a token (HttpOptions::bearer_token) or serve 127.0.0.1"
+    )]
+    Unauthenticated(SocketAddr),
 }
 
 /// Serves `registry` over the process's stdin and stdout until the client closes them.
@@ -72,13 +80,30 @@ impl McpHandler {
     /// Requests must name a loopback host (`localhost`, `127.0.0.1`, `::1`) or the bound
     /// address in their `Host` header, which defeats DNS rebinding from a browser; put a
     /// reverse proxy in front to serve other names.
+    ///
+    /// Only a loopback address is served this way; to serve others, give a bearer token
+    /// with [`serve_http_with`](Self::serve_http_with).
     pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, ServeError> {
+        self.serve_http_with(addr, HttpOptions::new()).await
+    }
+
+    /// [`serve_http`](Self::serve_http), admitting clients as `options` say: with a
+    /// bearer token, any address may be served.
+    pub async fn serve_http_with(
+        self,
+        addr: impl ToSocketAddrs,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        options.check(local_addr)?;
         let shutdown = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(allowed_hosts(local_addr))
-            .with_cancellation_token(shutdown.child_token());
+        let mut config =
+            StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
+        config = match options.checks_host() {
+            true => config.with_allowed_hosts(allowed_hosts(local_addr)),
+            false => config.disable_allowed_hosts(),
+        };
         // Request ids repeat across clients, so each HTTP session (each request, for
         // stateless clients) gets its own session id in the audit log.
         let sessions = AtomicU64::new(0);
@@ -90,7 +115,12 @@ impl McpHandler {
             LocalSessionManager::default().into(),
             config,
         );
-        let router = axum::Router::new().nest_service(HTTP_ENDPOINT, service);
+        let mut router = axum::Router::new().nest_service(HTTP_ENDPOINT, service);
+        if let Some(token) = options.token() {
+            router = router.layer(axum::middleware::from_fn(move |request, next| {
+                http_auth::require_bearer(token.clone(), request, next)
+            }));
+        }
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {
             axum::serve(listener, router)

@@ -13,7 +13,10 @@ use tool_core::{
     CancellationToken, DynamicTool, Outcome, Progress, ProgressReporter, ToolCall, ToolContext, ToolError,
     ToolMeta, ToolOutput, ToolRegistry,
 };
-use tool_mcp::{HttpServer, McpMount, McpServer, MountError, MountMcp as _, MountOptions, serve_http};
+use tool_mcp::{
+    HttpOptions, HttpServer, McpHandler, McpMount, McpServer, MountError, MountMcp as _, MountOptions,
+    ServeError, serve_http,
+};
 
 /// Bounds every wait in these tests; nothing should come near it.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -648,4 +651,55 @@ async fn exited(pid: u32) {
     while proc_dir.exists() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A server that requires a bearer token: mounted with it, refused without it or with
+/// another; and one that would be open to the network is not started without a token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_guards_an_http_server() {
+    let seen = Arc::new(Seen::default());
+    let remote = remote_registry(&seen);
+    let options_with_token = HttpOptions::new().bearer_token("s3cret-token");
+    let server = McpHandler::new(remote.clone())
+        .serve_http_with("127.0.0.1:0", options_with_token.clone())
+        .await
+        .unwrap();
+
+    let local = ToolRegistry::new();
+    let with_token = McpServer::http(server.url()).bearer_token("s3cret-token");
+    assert!(!format!("{with_token:?}").contains("s3cret"), "{with_token:?}");
+    let mount = bounded(local.mount_mcp(with_token, options())).await.unwrap();
+    let result = call(&local, "r_echo", json!({"text": "authorized"})).await;
+    assert_eq!(result.text(), "authorized");
+    mount.unmount().await;
+
+    for server in [
+        McpServer::http(server.url()),
+        McpServer::http(server.url()).bearer_token("s3cret-tokeN"),
+    ] {
+        let error = bounded(local.mount_mcp(server, options())).await.unwrap_err();
+        assert!(
+            matches!(error, MountError::Connect { .. } | MountError::Handshake { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().ends_with("the server answered 401 Unauthorized: it needs a bearer token (McpServer::bearer_token), or refused the one given"), "{error}");
+    }
+    assert_eq!(seen.echo_calls.load(Ordering::SeqCst), 1);
+
+    let open = McpHandler::new(remote.clone()).serve_http("0.0.0.0:0").await;
+    let error = open.expect_err("no server open to the network without a token");
+    assert!(matches!(error, ServeError::Unauthenticated(_)), "{error}");
+    // With a token, the server answers to any host name, here `0.0.0.0`.
+    let guarded = McpHandler::new(remote)
+        .serve_http_with("0.0.0.0:0", options_with_token)
+        .await
+        .unwrap();
+    assert!(guarded.url().starts_with("http://0.0.0.0:"));
+    let server = McpServer::http(guarded.url()).bearer_token("s3cret-token");
+    let mount = bounded(local.mount_mcp(server, options())).await.unwrap();
+    assert_eq!(
+        call(&local, "r_echo", json!({"text": "any host"})).await.text(),
+        "any host"
+    );
+    mount.unmount().await;
 }

@@ -252,6 +252,9 @@ impl Connection {
                 retry.base_duration = Duration::from_millis(100);
                 retry.max_delay = Some(Duration::from_secs(1));
                 let mut config = StreamableHttpClientTransportConfig::with_uri(endpoint.url.as_str());
+                if let Some(token) = &endpoint.bearer_token {
+                    config = config.auth_header(token.clone());
+                }
                 config.retry_config = Arc::new(retry);
                 let transport = StreamableHttpClientTransport::from_config(config);
                 serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
@@ -524,6 +527,13 @@ fn is_transport_failure(error: &ServiceError) -> bool {
 /// already repeats).
 fn describe(error: &(dyn StdError + 'static)) -> String {
     let mut message = error.to_string();
+    // rmcp reports a 401 inside a message naming its internal types; say what to do.
+    // (The mount tests check this wording, so a change in rmcp's shows up there.)
+    if message.contains("Auth required") {
+        return "the server answered 401 Unauthorized: it needs a bearer token \
+                (McpServer::bearer_token), or refused the one given"
+            .to_owned();
+    }
     let mut source = error.source();
     while let Some(cause) = source {
         let text = cause.to_string();

@@ -73,9 +73,19 @@ impl StdioCommand {
 }
 
 /// Where a streamable HTTP MCP server listens; built by [`McpServer::http`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpEndpoint {
     url: String,
+    bearer_token: Option<String>,
+}
+
+impl fmt::Debug for HttpEndpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpEndpoint")
+            .field("url", &self.url)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
 }
 
 impl McpServer {
@@ -93,7 +103,20 @@ impl McpServer {
 
     /// A server at a streamable HTTP endpoint, e.g. `http://127.0.0.1:8080/mcp`.
     pub fn http(url: impl Into<String>) -> Self {
-        Self::Http(HttpEndpoint { url: url.into() })
+        Self::Http(HttpEndpoint {
+            url: url.into(),
+            bearer_token: None,
+        })
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every request (HTTP only; ignored for
+    /// stdio), for servers such as one started with
+    /// [`HttpOptions::bearer_token`](crate::HttpOptions::bearer_token).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Self::Http(endpoint) = &mut self {
+            endpoint.bearer_token = Some(token.into());
+        }
+        self
     }
 
     /// Sets an environment variable for the child process (stdio only; ignored for HTTP).

@@ -23,7 +23,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 use url::{Host, Url};
@@ -141,12 +141,14 @@ async fn serve(client: TcpStream, route: Arc<Route>) {
     }
 }
 
-/// Reads the request line and headers, up to and including the empty line.
+/// Reads the request line and headers, up to and including the empty line, and no more
+/// than [`MAX_HEAD_BYTES`] of them.
 async fn read_head(client: &mut BufReader<TcpStream>) -> std::io::Result<Vec<u8>> {
     let mut head = Vec::new();
+    let mut limited = (&mut *client).take(MAX_HEAD_BYTES as u64);
     loop {
-        let read = client.read_until(b'\n', &mut head).await?;
-        if read == 0 || head.len() > MAX_HEAD_BYTES {
+        // Zero bytes: the client closed, or the head reached the limit.
+        if limited.read_until(b'\n', &mut head).await? == 0 {
             return Err(std::io::ErrorKind::InvalidData.into());
         }
         if head.ends_with(b"\r\n\r\n") || head == b"\r\n" || head.ends_with(b"\n\n") {

@@ -162,6 +162,19 @@ async fn bad_requests_and_unreachable_hosts_are_answered() {
 }
 
 #[tokio::test]
+async fn an_endless_request_head_is_cut_off() {
+    let proxy = proxy(&FetchConfig::default()).await;
+    let mut stream = TcpStream::connect(proxy.addr()).await.unwrap();
+    // 100 KiB with no end of line: the proxy stops reading at 64 KiB and hangs up. Our
+    // write may fail once it has, which is fine.
+    let _ = stream.write_all(&vec![b'a'; 100 * 1024]).await;
+    let mut response = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await;
+    assert!(ended.is_ok(), "the proxy kept the connection open");
+    assert!(response.is_empty(), "{}", String::from_utf8_lossy(&response));
+}
+
+#[tokio::test]
 async fn a_dropped_proxy_stops_listening() {
     let proxy = proxy(&FetchConfig::default()).await;
     let addr = proxy.addr();

@@ -402,8 +402,8 @@ async fn serving_the_network_needs_a_bearer_token() {
 }
 
 /// `serve --mount`: two other `agent-tools serve`s behind ours — one started as a stdio
-/// child over its own workspace (`inner_`), one already serving HTTP (`remote_`) — with
-/// every call in our audit log.
+/// child over its own workspace (`inner_`), one already serving HTTP with a bearer token
+/// (`remote_`) — with every call in our audit log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_mounts_other_servers_as_a_gateway() {
     let world = world().await;
@@ -417,13 +417,33 @@ async fn serve_mounts_other_servers_as_a_gateway() {
     );
     let remote_setup = Setup::new(&world);
     std::fs::write(remote_setup.workspace().join("remote.txt"), "over HTTP\n").unwrap();
-    let (_remote, url) = start_http(&remote_setup).await;
+    let mut remote = remote_setup.command(&["--http", "127.0.0.1:0", "--token-env", "REMOTE_TOKEN"]);
+    remote.env("REMOTE_TOKEN", "remote-secret");
+    let (_remote, url) = start_http_with(remote).await;
     let remote_mount = format!("remote={url}");
-    let command = setup
-        .command(&["--mount", &inner_command, "--mount", &remote_mount])
-        .configure(|command| {
-            command.stderr(Stdio::null());
-        });
+
+    // Without the remote's token, the gateway does not start.
+    let refused = setup.command(&["--mount", &remote_mount]).output().await.unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("cannot mount `remote`") && stderr.contains("401 Unauthorized"),
+        "{stderr}"
+    );
+
+    let mounts = [
+        "--mount",
+        &inner_command,
+        "--mount",
+        &remote_mount,
+        "--mount-token-env",
+        "remote=GATEWAY_REMOTE_TOKEN",
+    ];
+    let command = setup.command(&mounts).configure(|command| {
+        command
+            .env("GATEWAY_REMOTE_TOKEN", "remote-secret")
+            .stderr(Stdio::null());
+    });
     let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
 
     let names = tool_names(&client).await;

@@ -77,7 +77,7 @@ pub enum Command {
     },
     /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
     #[command(
-        after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."
+        after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n  DOCS_TOKEN=… agent-tools serve --mount docs=http://10.0.0.7:9000/mcp --mount-token-env docs=DOCS_TOKEN\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."
     )]
     Serve {
         /// Serve streamable HTTP on this address instead of stdio.
@@ -92,6 +92,10 @@ pub enum Command {
         /// command line started as a child speaking stdio) or NAME=URL (streamable HTTP).
         #[arg(long = "mount", value_name = "NAME=COMMAND", value_parser = parse_mount)]
         mounts: Vec<MountArg>,
+        /// Send `Authorization: Bearer $VAR` to the HTTP server mounted as NAME (for a
+        /// server started with `--token-env`).
+        #[arg(long = "mount-token-env", value_name = "NAME=VAR", value_parser = parse_mount_token)]
+        mount_tokens: Vec<MountToken>,
     },
 }
 
@@ -111,6 +115,25 @@ pub enum MountTarget {
     Command(Vec<String>),
     /// A streamable HTTP endpoint.
     Url(String),
+}
+
+/// One `--mount-token-env NAME=VAR`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountToken {
+    /// The mount's name.
+    pub name: String,
+    /// The environment variable holding its bearer token.
+    pub var: String,
+}
+
+fn parse_mount_token(text: &str) -> Result<MountToken, String> {
+    match text.split_once('=') {
+        Some((name, var)) if !name.trim().is_empty() && !var.trim().is_empty() => Ok(MountToken {
+            name: name.trim().to_owned(),
+            var: var.trim().to_owned(),
+        }),
+        _ => Err("expected NAME=VAR: the mount's name and the variable holding its token".to_owned()),
+    }
 }
 
 fn parse_mount(text: &str) -> Result<MountArg, String> {
@@ -240,5 +263,15 @@ mod tests {
         assert!(parse_mount("a b=x").unwrap_err().contains("not a usable name"));
         assert!(parse_mount("x=").unwrap_err().contains("no command"));
         assert!(parse_mount(r#"x=say "hi"#).unwrap_err().contains("unclosed"));
+        let token = parse_mount_token("docs=DOCS_TOKEN").unwrap();
+        assert_eq!((token.name.as_str(), token.var.as_str()), ("docs", "DOCS_TOKEN"));
+        for bad in ["docs", "=VAR", "docs="] {
+            assert!(
+                parse_mount_token(bad)
+                    .unwrap_err()
+                    .starts_with("expected NAME=VAR"),
+                "{bad}"
+            );
+        }
     }
 }

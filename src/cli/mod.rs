@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use clap::Parser as _;
 
-pub use args::{Cli, Command, DialectArg, GlobalArgs, MountArg, MountTarget, StrictArg};
+pub use args::{Cli, Command, DialectArg, GlobalArgs, MountArg, MountTarget, MountToken, StrictArg};
 pub use config::Config;
 
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
@@ -193,12 +193,15 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
             http,
             token_env,
             mounts,
+            mount_tokens,
         } => {
             let http = http.as_deref().map(|addr| serve::Http {
                 addr,
                 token_env: token_env.as_deref(),
             });
-            serve::serve(registry, http, mounts, io).await.map(|()| EXIT_OK)
+            serve::serve(registry, http, mounts, mount_tokens, io)
+                .await
+                .map(|()| EXIT_OK)
         }
     }
 }

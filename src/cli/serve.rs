@@ -5,7 +5,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::ToolRegistry;
 use crate::mcp::{HttpOptions, McpHandler, McpMount, McpServer, MountMcp as _, MountOptions, ServeError};
 
-use super::{CliError, Io, MountArg, MountTarget};
+use super::{CliError, Io, MountArg, MountTarget, MountToken};
 
 /// `--http ADDR [--token-env NAME]`.
 pub(super) struct Http<'a> {
@@ -21,9 +21,11 @@ pub(super) async fn serve(
     registry: ToolRegistry,
     http: Option<Http<'_>>,
     mounts: &[MountArg],
+    mount_tokens: &[MountToken],
     io: &mut Io<'_>,
 ) -> Result<(), CliError> {
-    let mounted = mount_all(&registry, mounts, io).await?;
+    let servers = mount_servers(mounts, mount_tokens)?;
+    let mounted = mount_all(&registry, servers, io).await?;
     let served = serve_registry(registry, http, io).await;
     // Mounted servers started as children stop with us.
     for mount in mounted {
@@ -75,11 +77,50 @@ fn http_options(token_env: Option<&str>) -> Result<HttpOptions, CliError> {
     let Some(name) = token_env else {
         return Ok(HttpOptions::new());
     };
-    match std::env::var(name) {
-        Ok(token) if !token.trim().is_empty() => Ok(HttpOptions::new().bearer_token(token.trim())),
-        _ => Err(CliError(format!(
-            "--token-env {name}: ${name} is not set or empty"
-        ))),
+    Ok(HttpOptions::new().bearer_token(env_token(name, "--token-env")?))
+}
+
+/// The servers to mount, by name, each HTTP one with its `--mount-token-env` token.
+fn mount_servers<'a>(
+    mounts: &'a [MountArg],
+    tokens: &[MountToken],
+) -> Result<Vec<(&'a str, McpServer)>, CliError> {
+    if let Some(token) = tokens
+        .iter()
+        .find(|token| !mounts.iter().any(|mount| mount.name == token.name))
+    {
+        return Err(CliError(format!(
+            "--mount-token-env {}={}: no --mount is named `{}`",
+            token.name, token.var, token.name
+        )));
+    }
+    let token_of = |name: &str| tokens.iter().find(|token| token.name == name);
+    mounts
+        .iter()
+        .map(|mount| {
+            let server = match (&mount.target, token_of(&mount.name)) {
+                (MountTarget::Url(url), None) => McpServer::http(url),
+                (MountTarget::Url(url), Some(token)) => {
+                    McpServer::http(url).bearer_token(env_token(&token.var, "--mount-token-env")?)
+                }
+                (MountTarget::Command(words), None) => McpServer::stdio(&words[0], &words[1..]),
+                (MountTarget::Command(_), Some(_)) => {
+                    return Err(CliError(format!(
+                        "--mount-token-env: `{}` is a command, not an HTTP server; only HTTP mounts take a token",
+                        mount.name
+                    )));
+                }
+            };
+            Ok((mount.name.as_str(), server))
+        })
+        .collect()
+}
+
+/// The non-empty token in `$var`, for the option `flag`.
+fn env_token(var: &str, flag: &str) -> Result<String, CliError> {
+    match std::env::var(var) {
+        Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+        _ => Err(CliError(format!("{flag}: ${var} is not set or empty"))),
     }
 }
 
@@ -87,27 +128,20 @@ fn http_options(token_env: Option<&str>) -> Result<HttpOptions, CliError> {
 /// since serving without the tools asked for would surprise the client.
 async fn mount_all(
     registry: &ToolRegistry,
-    mounts: &[MountArg],
+    servers: Vec<(&str, McpServer)>,
     io: &mut Io<'_>,
 ) -> Result<Vec<McpMount>, CliError> {
-    let mut mounted = Vec::with_capacity(mounts.len());
-    for mount in mounts {
-        let server = match &mount.target {
-            MountTarget::Command(words) => McpServer::stdio(&words[0], &words[1..]),
-            MountTarget::Url(url) => McpServer::http(url),
-        };
-        let options = MountOptions::new().prefix(format!("{}_", mount.name));
+    let mut mounted = Vec::with_capacity(servers.len());
+    for (name, server) in servers {
+        let options = MountOptions::new().prefix(format!("{name}_"));
         let handle = registry
             .mount_mcp(server, options)
             .await
-            .map_err(|error| CliError(format!("cannot mount `{}`: {error}", mount.name)))?;
+            .map_err(|error| CliError(format!("cannot mount `{name}`: {error}")))?;
         let count = handle.tool_names().len();
-        status(
-            io,
-            &format!("mounted {count} tools from `{}` as {}_*", mount.name, mount.name),
-        );
+        status(io, &format!("mounted {count} tools from `{name}` as {name}_*"));
         for (tool, reason) in handle.skipped() {
-            status(io, &format!("skipped `{tool}` of `{}`: {reason}", mount.name));
+            status(io, &format!("skipped `{tool}` of `{name}`: {reason}"));
         }
         mounted.push(handle);
     }

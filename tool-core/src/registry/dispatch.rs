@@ -60,9 +60,12 @@ impl ToolRegistry {
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
-        let output = match self.config().max_output_bytes {
-            Some(max) => limit_output(finished.output, max),
-            None => finished.output,
+        let (output, output_bytes) = match self.config().max_output_bytes {
+            Some(max) => {
+                let (output, size) = limit_output(finished.output, max);
+                (output, Some(size))
+            }
+            None => (finished.output, None),
         };
         let result = ToolResult {
             call_id: id,
@@ -72,7 +75,7 @@ impl ToolRegistry {
             duration: started.elapsed(),
             repairs: finished.repairs,
         };
-        recorder.finish(&result);
+        recorder.finish(&result, output_bytes);
         result
     }
 

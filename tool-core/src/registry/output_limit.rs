@@ -12,11 +12,12 @@ use crate::output::json_len;
 use crate::{Content, ToolOutput};
 
 /// Cuts `output` down to about `max_bytes` (as [`ToolOutput::byte_len`] counts: text,
-/// base64 data, structured JSON), leaving it untouched when it fits.
-pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
+/// base64 data, structured JSON), leaving it untouched when it fits. Also returns the
+/// size of what it returns, so that the audit log need not measure it again.
+pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> (ToolOutput, usize) {
     let total = output.byte_len();
     if total <= max_bytes {
-        return output;
+        return (output, total);
     }
     let mut kept = 0;
     let mut content = Vec::with_capacity(output.content.len() + 1);
@@ -41,17 +42,20 @@ pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> ToolOutput {
             kept += size;
             value
         });
-    content.push(Content::text(format!(
+    let note = format!(
         "[output cut at the registry's limit of {}: {} of {} bytes left out]",
         human(max_bytes),
         total - kept,
         total
-    )));
-    ToolOutput {
+    );
+    let size = kept + note.len();
+    content.push(Content::text(note));
+    let limited = ToolOutput {
         content,
         structured,
         is_error: output.is_error,
-    }
+    };
+    (limited, size)
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
@@ -84,7 +88,8 @@ mod tests {
     #[test]
     fn outputs_that_fit_are_untouched() {
         let output = ToolOutput::text("hello").with_structured(json!({"a": 1}));
-        assert_eq!(limit_output(output.clone(), 100), output);
+        let size = output.byte_len();
+        assert_eq!(limit_output(output.clone(), 100), (output, size));
     }
 
     #[test]
@@ -97,7 +102,8 @@ mod tests {
             .with_content(image)
             .with_structured(json!({"big": "x".repeat(100)}));
         let total = output.byte_len();
-        let limited = limit_output(output, 31);
+        let (limited, size) = limit_output(output, 31);
+        assert_eq!(size, limited.byte_len());
         // 31 bytes of two-byte characters: 15 of them.
         assert_eq!(limited.content[0], Content::text("é".repeat(15)));
         assert_eq!(limited.content.len(), 2, "the image does not fit");
@@ -121,7 +127,8 @@ mod tests {
         let output = ToolOutput::text("caption")
             .with_content(image)
             .with_content(Content::text("tail"));
-        let limited = limit_output(output, 2048);
+        let (limited, size) = limit_output(output, 2048);
+        assert_eq!(size, limited.byte_len());
         assert_eq!(limited.content[0], Content::text("caption"));
         assert_eq!(limited.content[1], Content::text("tail"));
         assert!(

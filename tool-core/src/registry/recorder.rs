@@ -63,14 +63,15 @@ impl<'a> AuditRecorder<'a> {
         }
     }
 
-    /// Records the finished call.
-    pub(crate) fn finish(mut self, result: &ToolResult) {
+    /// Records the finished call; `output_bytes` is the output's size when the caller
+    /// measured it already.
+    pub(crate) fn finish(mut self, result: &ToolResult, output_bytes: Option<usize>) {
         if let Some(pending) = self.pending.take() {
             let error = result.is_error().then(|| result.text());
             pending.emit(
                 result.outcome,
                 result.duration,
-                result.output.byte_len(),
+                output_bytes.unwrap_or_else(|| result.output.byte_len()),
                 error,
                 result.repairs.clone(),
             );

@@ -248,35 +248,40 @@ impl Workspace {
     /// Refuses a target inside a protected subpath, comparing canonical paths so that a
     /// symbolic link to a protected directory does not get around it.
     ///
-    /// Every directory on the way counts, not only the target: the missing parents of
-    /// `prot/new/../../f` would be created inside `prot`.
+    /// Every directory on the way counts, not only the target, since missing parents are
+    /// created as written: those of `prot/new/../../f` would be made inside `prot`, and
+    /// those of `link/new/f` inside `prot` when `link` points there (a missing parent
+    /// cannot be canonicalized, so the target's own check sees only `link/new/f`).
     fn check_unprotected(&self, target: &Path) -> Result<(), WorkspaceError> {
         if self.protected.is_empty() {
             return Ok(());
         }
         let mut prefix = PathBuf::new();
-        for component in target.components() {
-            prefix.push(component);
-            let canonical = match split(&prefix) {
-                Some((parent, name)) if !parent.as_os_str().is_empty() => match self.dir.canonicalize(parent)
-                {
-                    Ok(parent) => parent.join(name),
-                    Err(_) => path::normalized(&prefix),
-                },
-                _ => path::normalized(&prefix),
-            };
-            if let Some(protected) = self
-                .protected
-                .iter()
-                .find(|protected| canonical.starts_with(protected))
-            {
-                return Err(WorkspaceError::Protected {
-                    path: Self::display(target),
-                    protected: Self::display(protected),
-                });
-            }
+        let found = target.components().find_map(|part| {
+            prefix.push(part);
+            self.protecting(&prefix)
+        });
+        match found {
+            Some(protected) => Err(WorkspaceError::Protected {
+                path: Self::display(target),
+                protected: Self::display(protected),
+            }),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// The protected subpath `path` is in, if any, compared canonically.
+    fn protecting(&self, path: &Path) -> Option<&PathBuf> {
+        let canonical = match split(path) {
+            Some((parent, name)) if !parent.as_os_str().is_empty() => match self.dir.canonicalize(parent) {
+                Ok(parent) => parent.join(name),
+                Err(_) => path::normalized(path),
+            },
+            _ => path::normalized(path),
+        };
+        self.protected
+            .iter()
+            .find(|protected| canonical.starts_with(protected))
     }
 }
 

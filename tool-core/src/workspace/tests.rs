@@ -244,3 +244,19 @@ fn special_files_are_refused_without_blocking() {
         Err(WorkspaceError::NotFound { .. })
     ));
 }
+
+#[test]
+fn missing_parents_are_not_created_through_a_link_into_a_protected_directory() {
+    let (temp, ws) = workspace();
+    std::fs::create_dir(temp.path().join("memory")).unwrap();
+    symlink("memory", temp.path().join("link")).unwrap();
+    let guarded = ws.protect("memory");
+    for path in ["link/new/f", "link/a/b/f", "link/f"] {
+        let error = guarded.write(path, "x").unwrap_err();
+        assert!(
+            matches!(error, WorkspaceError::Protected { .. }),
+            "{path}: {error}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(temp.path().join("memory")).unwrap().count(), 0);
+}

@@ -101,20 +101,14 @@ async fn guarded_proxy(config: &ScreenshotConfig, url: &Url) -> Result<Option<Gu
     if config.allow_private_network {
         return Ok(None);
     }
-    let fetch = config
-        .trusted_hosts
-        .iter()
-        .fold(FetchConfig::default(), |fetch, (name, address)| {
-            fetch.trusted_host(name.clone(), *address)
-        });
-    let guard = Guard::new(&fetch);
+    let guard = Guard::trusting(false, &config.trusted_hosts);
     let refused =
         |error: &dyn std::fmt::Display| ToolError::new(format!("refusing to render {url}: {error}"));
     guard.check_url(url).map_err(|error| refused(&error))?;
     if let Some(Host::Domain(name)) = url.host() {
         guard.resolve(name).await.map_err(|error| refused(&error))?;
     }
-    GuardedProxy::start(guard, fetch.connect_timeout)
+    GuardedProxy::start(guard, FetchConfig::default().connect_timeout)
         .await
         .map(Some)
         .map_err(|error| {

@@ -49,20 +49,30 @@ pub(crate) struct Guard {
 impl Guard {
     /// The guard a fetcher with this configuration applies.
     pub(crate) fn new(config: &FetchConfig) -> Self {
-        let trusted = config
-            .trusted_hosts()
-            .iter()
-            .map(|(name, addr)| (normalize(name), *addr))
-            .collect();
-        Self {
-            allow_private_network: config.allow_private_network,
-            trusted,
-            #[cfg(test)]
+        let guard = Self::trusting(config.allow_private_network, config.trusted_hosts());
+        #[cfg(test)]
+        let guard = Self {
             static_hosts: config
                 .static_hosts
                 .iter()
                 .map(|(name, ips)| (normalize(name), ips.clone()))
                 .collect(),
+            ..guard
+        };
+        guard
+    }
+
+    /// A guard, on unless `allow_private_network`, that lets the `trusted` host names
+    /// through to their addresses (see [`FetchConfig::trusted_host`]).
+    pub(crate) fn trusting(allow_private_network: bool, trusted: &[(String, SocketAddr)]) -> Self {
+        Self {
+            allow_private_network,
+            trusted: trusted
+                .iter()
+                .map(|(name, addr)| (normalize(name), *addr))
+                .collect(),
+            #[cfg(test)]
+            static_hosts: HashMap::new(),
         }
     }
 

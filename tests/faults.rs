@@ -622,22 +622,26 @@ fn file_version(v: usize) -> String {
     text
 }
 
-/// Which of versions `v` and `v + 1` a file holds; panics on anything else.
-fn which_version(path: &Path, v: usize, expected: impl Fn(usize) -> String) -> usize {
-    let content = std::fs::read_to_string(path).unwrap();
+/// Which of versions `v` and `v + 1` `content` (of `what`) is; panics on anything else.
+fn which_version(what: &str, content: &str, v: usize, expected: impl Fn(usize) -> String) -> usize {
     if content == expected(v) {
         v
     } else if content == expected(v + 1) {
         v + 1
     } else {
+        let start: String = content.chars().take(60).collect();
         panic!(
-            "{} holds neither version {v} nor {} ({} bytes, starting {:?})",
-            path.display(),
+            "{what} holds neither version {v} nor {} ({} bytes, starting {start:?})",
             v + 1,
             content.len(),
-            &content[..content.len().min(60)]
         );
     }
+}
+
+/// Which of versions `v` and `v + 1` the file at `path` holds.
+fn file_holds(path: &Path, v: usize, expected: impl Fn(usize) -> String) -> usize {
+    let content = std::fs::read_to_string(path).unwrap();
+    which_version(&path.display().to_string(), &content, v, expected)
 }
 
 fn workspace_with(dir: &Path, content: &str) -> PathBuf {
@@ -647,7 +651,6 @@ fn workspace_with(dir: &Path, content: &str) -> PathBuf {
     ws
 }
 
-/// After the last, uninterrupted write, no temporary file is left.
 /// Prints where the kills landed and checks they landed on both sides of the switch to
 /// the new content, so both outcomes were really exercised.
 fn report_kills(tool: &str, started: Instant, old: usize, new: usize) {
@@ -661,6 +664,7 @@ fn report_kills(tool: &str, started: Instant, old: usize, new: usize) {
     );
 }
 
+/// After the last, uninterrupted write, no temporary file is left.
 fn assert_only_target(ws: &Path) {
     assert_eq!(entries(ws), ["target.txt"]);
 }
@@ -673,7 +677,7 @@ fn write_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
     let args = ["--workspace", ws.to_str().unwrap(), "call", "write_file", "-"];
     let target = ws.join("target.txt");
     let arguments = |v: usize| json!({"path": "target.txt", "content": file_version(v)}).to_string();
-    let (old, new) = kill_repeatedly(&args, arguments, |v| which_version(&target, v, file_version), 1);
+    let (old, new) = kill_repeatedly(&args, arguments, |v| file_holds(&target, v, file_version), 1);
     assert_only_target(&ws);
     report_kills("write_file", started, old, new);
 }
@@ -692,7 +696,7 @@ fn edit_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
         json!({"path": "target.txt", "old_text": format!("version {}\n", v - 1), "new_text": format!("version {v}\n")})
             .to_string()
     };
-    let (old, new) = kill_repeatedly(&args, arguments, |v| which_version(&target, v, edited), 2);
+    let (old, new) = kill_repeatedly(&args, arguments, |v| file_holds(&target, v, edited), 2);
     assert_only_target(&ws);
     report_kills("edit_file", started, old, new);
 }
@@ -720,25 +724,8 @@ fn memory_write_killed_at_any_point_leaves_a_sound_database() {
         assert_eq!(memories.len(), 1, "one keyed memory");
         let (key, stored) = &memories[0];
         assert_eq!(key, "note");
-        if *stored == content(v) {
-            v
-        } else if *stored == content(v + 1) {
-            v + 1
-        } else {
-            panic!(
-                "the memory holds neither version {v} nor {}: {:.60}",
-                v + 1,
-                stored
-            );
-        }
+        which_version("the memory", stored, v, content)
     };
     let (old, new) = kill_repeatedly(&args, arguments, check, 3);
-    eprintln!(
-        "memory_write: {KILLS} kills in {:?}: {old} kept the old memory, {new} the new",
-        started.elapsed()
-    );
-    assert!(
-        old > 0 && new > 0,
-        "kills landed before and after the commit: {old} / {new}"
-    );
+    report_kills("memory_write", started, old, new);
 }

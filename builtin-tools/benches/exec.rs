@@ -41,24 +41,13 @@ fn exec(c: &mut Criterion) {
     }
 
     let mut group = c.benchmark_group("exec");
-    group.bench_function("exec_true", |b| {
-        b.to_async(&runtime).iter(|| async {
-            black_box(
-                sandboxed
-                    .call(ToolCall::new("c", "exec", arguments.clone()))
-                    .await,
-            )
+    for (name, registry) in [("exec_true", &sandboxed), ("exec_true_unsandboxed", &unsandboxed)] {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| async {
+                black_box(registry.call(ToolCall::new("c", "exec", arguments.clone())).await)
+            });
         });
-    });
-    group.bench_function("exec_true_unsandboxed", |b| {
-        b.to_async(&runtime).iter(|| async {
-            black_box(
-                unsandboxed
-                    .call(ToolCall::new("c", "exec", arguments.clone()))
-                    .await,
-            )
-        });
-    });
+    }
     group.bench_function("sh_c_true", |b| {
         b.to_async(&runtime).iter(|| async {
             let output = tokio::process::Command::new("/bin/sh")

@@ -151,6 +151,8 @@ impl Document {
         let old = self.in_file_endings(old);
         let new = self.in_file_endings(new);
         let mut starts: Vec<usize> = self.text.match_indices(&old).map(|(at, _)| at).collect();
+        // What `replace` would replace: occurrences that do not overlap.
+        let replaceable = starts.len();
         // `aa` occurs twice in `aaa`, though `match_indices` finds it once: an occurrence
         // overlapping the only match makes the quote ambiguous too.
         if let [only] = starts[..] {
@@ -168,9 +170,11 @@ impl Document {
                 Ok("replaced 1 occurrence".to_owned())
             }
             _ if all => {
-                let count = self.text.matches(&old).count();
                 self.text = self.text.replace(&old, &new);
-                Ok(format!("replaced {}", plural(count, "occurrence", "occurrences")))
+                Ok(format!(
+                    "replaced {}",
+                    plural(replaceable, "occurrence", "occurrences")
+                ))
             }
             _ => Err(Miss::Ambiguous {
                 lines: starts.iter().map(|at| line_of(&self.text, *at)).collect(),

@@ -669,26 +669,32 @@ fn assert_only_target(ws: &Path) {
     assert_eq!(entries(ws), ["target.txt"]);
 }
 
-#[test]
-fn write_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
+/// Kills `tool` KILLS times while it changes `target.txt`, which starts as `expected(0)`
+/// (a 1 MiB file): `arguments(v)` makes version `v`, `expected(v)` is the file then.
+fn kill_file_tool(
+    tool: &str,
+    arguments: impl Fn(usize) -> String,
+    expected: impl Fn(usize) -> String + Copy,
+    seed: u64,
+) {
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
-    let ws = workspace_with(dir.path(), &file_version(0));
-    let args = ["--workspace", ws.to_str().unwrap(), "call", "write_file", "-"];
+    let ws = workspace_with(dir.path(), &expected(0));
+    let args = ["--workspace", ws.to_str().unwrap(), "call", tool, "-"];
     let target = ws.join("target.txt");
-    let arguments = |v: usize| json!({"path": "target.txt", "content": file_version(v)}).to_string();
-    let (old, new) = kill_repeatedly(&args, arguments, |v| file_holds(&target, v, file_version), 1);
+    let (old, new) = kill_repeatedly(&args, arguments, |v| file_holds(&target, v, expected), seed);
     assert_only_target(&ws);
-    report_kills("write_file", started, old, new);
+    report_kills(tool, started, old, new);
+}
+
+#[test]
+fn write_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
+    let arguments = |v: usize| json!({"path": "target.txt", "content": file_version(v)}).to_string();
+    kill_file_tool("write_file", arguments, file_version, 1);
 }
 
 #[test]
 fn edit_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
-    let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace_with(dir.path(), &file_version(0));
-    let args = ["--workspace", ws.to_str().unwrap(), "call", "edit_file", "-"];
-    let target = ws.join("target.txt");
     // The edit changes the marker line of a 1 MiB file; `edited(v)` is the file after v
     // edits (the body stays version 0's).
     let edited = |v: usize| file_version(0).replacen("version 0\n", &format!("version {v}\n"), 1);
@@ -696,9 +702,7 @@ fn edit_file_killed_at_any_point_leaves_the_old_or_the_new_content() {
         json!({"path": "target.txt", "old_text": format!("version {}\n", v - 1), "new_text": format!("version {v}\n")})
             .to_string()
     };
-    let (old, new) = kill_repeatedly(&args, arguments, |v| file_holds(&target, v, edited), 2);
-    assert_only_target(&ws);
-    report_kills("edit_file", started, old, new);
+    kill_file_tool("edit_file", arguments, edited, 2);
 }
 
 #[test]

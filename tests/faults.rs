@@ -40,6 +40,19 @@ const HANG_TIMEOUT: Duration = Duration::from_millis(300);
 /// the call ends at its timeout long before).
 const BLOCKING_HANG: Duration = Duration::from_millis(1500);
 
+/// What both chaos tools do for the modes that do not wait: `None` for `hang` and
+/// `spin`, which each does its own way.
+fn misbehave(mode: &str, n: u64) -> Option<Result<String, String>> {
+    match mode {
+        "ok" => Some(Ok(format!("ok {n}"))),
+        "error" => Some(Err(format!("failed on purpose {n}"))),
+        "panic" => panic!("chaos panic {n}"),
+        "huge" => Some(Ok("x".repeat(HUGE))),
+        "hang" | "spin" => None,
+        other => Some(Err(format!("unknown mode {other}"))),
+    }
+}
+
 /// Misbehave as told: `ok`, `error`, `panic`, `hang`, `spin` or `huge`.
 #[tool]
 async fn chaos(
@@ -48,16 +61,14 @@ async fn chaos(
     /// The call's number, echoed.
     n: u64,
 ) -> Result<String, String> {
+    if let Some(result) = misbehave(&mode, n) {
+        return result;
+    }
     match mode.as_str() {
-        "ok" => Ok(format!("ok {n}")),
-        "error" => Err(format!("failed on purpose {n}")),
-        "panic" => panic!("chaos panic {n}"),
         "hang" => std::future::pending().await,
-        "spin" => loop {
+        _ => loop {
             tokio::task::yield_now().await;
         },
-        "huge" => Ok("x".repeat(HUGE)),
-        other => Err(format!("unknown mode {other}")),
     }
 }
 
@@ -69,17 +80,10 @@ fn chaos_blocking(
     /// The call's number, echoed.
     n: u64,
 ) -> Result<String, String> {
-    match mode.as_str() {
-        "ok" => Ok(format!("ok {n}")),
-        "error" => Err(format!("failed on purpose {n}")),
-        "panic" => panic!("chaos panic {n}"),
-        "hang" | "spin" => {
-            std::thread::sleep(BLOCKING_HANG);
-            Ok("woke up too late".to_owned())
-        }
-        "huge" => Ok("x".repeat(HUGE)),
-        other => Err(format!("unknown mode {other}")),
-    }
+    misbehave(&mode, n).unwrap_or_else(|| {
+        std::thread::sleep(BLOCKING_HANG);
+        Ok("woke up too late".to_owned())
+    })
 }
 
 /// Keeps the chaos tools' panics (contained by the registry, and expected) out of the

@@ -47,6 +47,9 @@ pub enum ToolErrorKind {
     InvalidArguments,
     /// The tool noticed that its call was cancelled and stopped.
     Cancelled,
+    /// The tool stopped work that ran out of its own time limit (audit outcome
+    /// `timeout`, like a call the registry stopped).
+    TimedOut,
 }
 
 impl ToolError {
@@ -62,7 +65,19 @@ impl ToolError {
 
     /// The tool stopped because its call was cancelled.
     pub fn cancelled() -> Self {
-        Self::with_kind(ToolErrorKind::Cancelled, "the call was cancelled")
+        Self::cancelled_with("the call was cancelled")
+    }
+
+    /// The tool stopped because its call was cancelled; the message says what it had done
+    /// by then (e.g. a command's output so far).
+    pub fn cancelled_with(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::Cancelled, message)
+    }
+
+    /// The tool stopped work that ran out of time; the message says what it had done by
+    /// then. Recorded with the outcome `timeout`.
+    pub fn timed_out(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::TimedOut, message)
     }
 
     /// Wraps an error, keeping it as the source; the message is the error and its sources

@@ -45,8 +45,12 @@ pub struct ExecSection {
     pub sandbox: Option<SandboxSetting>,
     /// Refuse to run commands when the sandbox cannot be enforced.
     pub require_sandbox: Option<bool>,
-    /// Whether commands may open TCP connections.
+    /// Whether commands may use the network (TCP, UDP, raw sockets).
     pub network: Option<bool>,
+    /// Whether commands may use Unix sockets (e.g. to reach docker).
+    pub unix_sockets: Option<bool>,
+    /// Let background processes outlive the command's call.
+    pub keep_background: Option<bool>,
 }
 
 /// `sandbox = "landlock" | "none"`.
@@ -79,6 +83,8 @@ impl ExecSection {
         };
         config.require_sandbox = self.require_sandbox.unwrap_or(config.require_sandbox);
         config.network = self.network.unwrap_or(config.network);
+        config.unix_sockets = self.unix_sockets.unwrap_or(config.unix_sockets);
+        config.keep_background = self.keep_background.unwrap_or(config.keep_background);
         config
     }
 }

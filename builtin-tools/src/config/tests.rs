@@ -29,6 +29,8 @@ fn every_section_parses_and_an_empty_file_is_valid() {
         env_allow = ["GITHUB_TOKEN"]
         sandbox = "none"
         network = false
+        unix_sockets = true
+        keep_background = true
         [web]
         allow_private_network = true
         search_api_key_env = "MY_BRAVE_KEY"
@@ -43,6 +45,7 @@ fn every_section_parses_and_an_empty_file_is_valid() {
     assert_eq!(exec.default_timeout.as_secs(), 90);
     assert_eq!((exec.output_limit, exec.network), (4096, false));
     assert_eq!(exec.sandbox, crate::shell::ExecSandbox::None);
+    assert!(exec.unix_sockets && exec.keep_background);
     assert!(config.web.fetch_config().unwrap().allow_private_network);
     let subagents = config.subagents.as_ref().unwrap();
     assert_eq!((subagents.max_iterations, subagents.timeout.as_secs()), (20, 300));

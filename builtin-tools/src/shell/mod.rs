@@ -7,6 +7,7 @@
 //! a boundary. See the module of each for why.
 
 mod capture;
+mod child;
 mod env;
 mod guard;
 mod process;
@@ -27,7 +28,6 @@ pub use sandbox::ExecSandbox;
 use capture::split_budget;
 use guard::CommandGuard;
 use process::{Ending, RunLimits};
-use sandbox::Confinement;
 
 /// How `exec` runs commands.
 #[derive(Debug, Clone)]
@@ -51,9 +51,19 @@ pub struct ExecConfig {
     /// Refuse to run commands when the sandbox cannot be enforced. Default false: run
     /// unconfined and say so in the output.
     pub require_sandbox: bool,
-    /// Whether commands may open TCP connections (refused by the sandbox when false).
+    /// Whether commands may use the network. When false the sandbox refuses every
+    /// socket but Unix (if allowed) and netlink ones: TCP, UDP (so DNS), raw, packet.
     /// Default true.
     pub network: bool,
+    /// Whether commands may use Unix sockets, named or abstract. When false (the default)
+    /// the sandbox refuses them, since a socket outside the workspace can act for the
+    /// command outside the sandbox (docker.sock is root; the user's D-Bus starts programs).
+    /// Allow them for commands that need e.g. docker.
+    pub unix_sockets: bool,
+    /// Let processes a command starts in the background outlive the call. Default false:
+    /// each command runs in its own PID namespace, and when it ends everything it started
+    /// ends with it (a background job, a double fork, a `setsid` child).
+    pub keep_background: bool,
     /// How long a command gets between SIGTERM and SIGKILL. Default 1 s.
     pub kill_grace: Duration,
 }
@@ -70,6 +80,8 @@ impl Default for ExecConfig {
             sandbox: ExecSandbox::Landlock,
             require_sandbox: false,
             network: true,
+            unix_sockets: false,
+            keep_background: false,
             kill_grace: Duration::from_secs(1),
         }
     }
@@ -119,6 +131,11 @@ impl Exec {
 }
 
 /// Runs a command and reports how it ended and what it printed.
+///
+/// A command that exits, with any exit code, is a normal result: a failing `grep` or test
+/// run is information for the model, not a failure of the tool. A command stopped by its
+/// time limit or by cancellation is an error result (audit outcome `timeout` or
+/// `cancelled`) that still carries the output so far.
 pub async fn exec(
     ws: &Workspace,
     exec: &Exec,
@@ -133,29 +150,66 @@ pub async fn exec(
         .tempdir()
         .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
     let writable = [ws.root(), temp.path()];
-    let confinement = sandbox::prepare(config.sandbox, config.require_sandbox, config.network, &writable)
-        .map_err(ToolError::new)?;
-    let note = match &confinement {
-        Confinement::Unconfined(note) => note.clone(),
-        Confinement::Landlock(_) => None,
-    };
+    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
     let command = command(config, &args, &working_dir, temp.path())?;
-    let timeout = args
-        .timeout_secs
-        .map_or(config.default_timeout, |secs| Duration::from_secs(secs.into()));
+    let limit = TimeLimit::of(config, args.timeout_secs, ctx);
     let limits = RunLimits {
-        timeout,
+        timeout: limit.duration,
         kill_grace: config.kill_grace,
         output_limit: config.output_limit,
         cancel: ctx.cancellation().clone(),
     };
-    let finished = process::run(command, confinement, limits)
+    let finished = process::run(command, prepared.plan, limits)
         .await
         .map_err(|error| ToolError::new(format!("cannot run `{}`: {error}", config.shell.display())))?;
-    if finished.ending == Ending::Cancelled {
-        return Err(ToolError::cancelled());
+    let text = render(&finished, &limit, config.output_limit, prepared.note.as_deref());
+    match finished.ending {
+        Ending::Exited(_) => Ok(text),
+        Ending::TimedOut => Err(ToolError::timed_out(text)),
+        Ending::Cancelled => Err(ToolError::cancelled_with(text)),
     }
-    Ok(render(&finished, timeout, config.output_limit, note.as_deref()))
+}
+
+/// How long a command may run: what the call asked for (or the default), cut short so that
+/// it ends — and its output is returned — before the registry's deadline for the call.
+struct TimeLimit {
+    duration: Duration,
+    /// The registry's deadline made it shorter than asked.
+    by_deadline: bool,
+}
+
+impl TimeLimit {
+    /// Time kept back from the deadline to stop the command and collect its output.
+    const WIND_DOWN: Duration = Duration::from_millis(250);
+
+    fn of(config: &ExecConfig, timeout_secs: Option<u32>, ctx: &ToolContext) -> Self {
+        let asked = timeout_secs.map_or(config.default_timeout, |secs| Duration::from_secs(secs.into()));
+        let wind_down = config.kill_grace + process::DRAIN + Self::WIND_DOWN;
+        let left = ctx.deadline().map(|deadline| {
+            deadline
+                .saturating_duration_since(std::time::Instant::now())
+                .saturating_sub(wind_down)
+        });
+        match left {
+            Some(left) if left < asked => Self {
+                duration: left,
+                by_deadline: true,
+            },
+            _ => Self {
+                duration: asked,
+                by_deadline: false,
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        let shown = humantime::format_duration(Duration::from_secs(self.duration.as_secs().max(1)));
+        if self.by_deadline {
+            format!("{shown} (the time left for this call)")
+        } else {
+            shown.to_string()
+        }
+    }
 }
 
 /// The absolute directory to run in, checked to be a directory inside the workspace.
@@ -188,21 +242,28 @@ fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Res
 }
 
 /// `exit code: 0` (or how it ended), then stdout and stderr within the output limit.
-fn render(finished: &process::Finished, timeout: Duration, limit: usize, note: Option<&str>) -> String {
+fn render(
+    finished: &process::Finished,
+    limit: &TimeLimit,
+    output_limit: usize,
+    note: Option<&str>,
+) -> String {
     let mut out = match finished.ending {
         Ending::Exited(status) => ended(status),
         Ending::TimedOut => format!(
-            "timed out after {} s; the command and everything it started were stopped",
-            timeout.as_secs()
+            "timed out after {}; the command and everything it started were stopped. Output so far:",
+            limit.describe()
         ),
-        Ending::Cancelled => "cancelled".to_owned(),
+        Ending::Cancelled => {
+            "cancelled; the command and everything it started were stopped. Output so far:".to_owned()
+        }
     };
     out.push('\n');
     if let Some(note) = note {
         out.push_str(&format!("[{note}]\n"));
     }
     let (stdout, stderr) = (&finished.stdout, &finished.stderr);
-    let (stdout_budget, stderr_budget) = split_budget(limit, stdout.total(), stderr.total());
+    let (stdout_budget, stderr_budget) = split_budget(output_limit, stdout.total(), stderr.total());
     for (name, stream, budget) in [
         ("stdout", stdout, stdout_budget),
         ("stderr", stderr, stderr_budget),

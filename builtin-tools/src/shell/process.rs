@@ -2,10 +2,12 @@
 //! every process it started.
 //!
 //! The command is the leader of a new process group, so a timeout or a cancellation can
-//! signal the whole tree (SIGTERM, then SIGKILL after a grace period). The child also
-//! gets `PR_SET_PDEATHSIG`, so it dies if the agent dies. Reading the output never waits
-//! on a grandchild that keeps the pipes open: once the command has ended, the pipes get a
-//! short drain period and are then abandoned (and their holders killed).
+//! signal the whole tree (SIGTERM, then SIGKILL after a grace period); unless background
+//! processes may stay, it also runs in its own PID namespace ([`super::child`]), which
+//! ends whatever left the group. The child gets `PR_SET_PDEATHSIG`, so it dies if the
+//! agent dies. Reading the output never waits on a grandchild that keeps the pipes open:
+//! once the command has ended, the pipes get a short drain period and are then abandoned
+//! (and their holders killed).
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,11 +18,11 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::HeadTail;
-use super::sandbox::{self, Confinement};
+use super::child::ChildPlan;
 use crate::process_group::ProcessGroup;
 
 /// How long output may still arrive after the command ended.
-const DRAIN: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN: Duration = Duration::from_millis(500);
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +54,7 @@ pub(crate) struct RunLimits {
 /// environment) and supervises it to the end.
 pub(crate) async fn run(
     mut command: Command,
-    confinement: Confinement,
+    plan: ChildPlan,
     limits: RunLimits,
 ) -> std::io::Result<Finished> {
     command
@@ -60,7 +62,7 @@ pub(crate) async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    prepare_child(&mut command, confinement);
+    plan.install(&mut command);
     let mut child = command.spawn()?;
     let group = ProcessGroup::of(child.id());
     let stdout = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
@@ -101,27 +103,6 @@ pub(crate) async fn run(
         stdout: take(&stdout),
         stderr: take(&stderr),
     })
-}
-
-/// Sets what the child does between `fork` and `exec`: die with us, and confine itself.
-fn prepare_child(command: &mut Command, confinement: Confinement) {
-    let mut ruleset = match confinement {
-        Confinement::Landlock(ruleset) => Some(ruleset),
-        Confinement::Unconfined(_) => None,
-    };
-    // SAFETY: the closure runs in the forked child before `exec`. It only makes
-    // system calls (prctl, landlock_restrict_self) and, on failure, builds an error.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            match ruleset.take() {
-                Some(ruleset) => sandbox::apply(ruleset),
-                None => Ok(()),
-            }
-        });
-    }
 }
 
 /// Copies a pipe into a shared capture until it closes.

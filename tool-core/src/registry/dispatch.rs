@@ -210,6 +210,7 @@ fn settle(name: &str, run: Result<ToolOutput, Stopped>) -> (Outcome, ToolOutput)
                 (Outcome::InvalidArguments, ToolOutput::error(message.to_string()))
             }
             ToolErrorKind::Cancelled => (Outcome::Cancelled, ToolOutput::error(error.message())),
+            ToolErrorKind::TimedOut => (Outcome::Timeout, ToolOutput::error(error.message())),
             _ => (Outcome::Error, ToolOutput::error(error.message())),
         },
         Err(Stopped::TimedOut(limit)) => (

@@ -1,0 +1,62 @@
+//! What the command's process does between `fork` and `exec`: die with the agent, enter
+//! its PID namespace, and confine itself.
+//!
+//! # Why nothing here allocates
+//!
+//! The agent is multi-threaded. `fork` copies only the calling thread, together with the
+//! memory of all of them — including any lock another thread held at that moment, such as
+//! the allocator's, which nobody will ever release in the child. Until `exec`, the child
+//! may therefore only make async-signal-safe calls. Everything the child needs is built by
+//! the parent beforehand: the Landlock ruleset is an open descriptor, the seccomp program a
+//! finished array of BPF instructions, the namespace's id maps preformatted bytes. The
+//! child makes raw system calls on them ([`sys`]) and reports a failure as an errno-only
+//! [`std::io::Error`], which std's child code sends to the parent without allocating.
+
+mod namespace;
+mod sys;
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use tokio::process::Command;
+
+pub(crate) use namespace::{NamespaceSetup, probe as probe_namespace};
+
+/// Everything the child applies to itself, prepared by the parent.
+#[derive(Debug, Default)]
+pub(crate) struct ChildPlan {
+    /// A Landlock ruleset to enforce.
+    pub(crate) landlock: Option<OwnedFd>,
+    /// A seccomp program to install (last: it may refuse calls made before it).
+    pub(crate) seccomp: Option<seccompiler::BpfProgram>,
+    /// A PID namespace to run in.
+    pub(crate) namespace: Option<NamespaceSetup>,
+}
+
+impl ChildPlan {
+    /// Makes `command` apply this plan in its child before `exec`.
+    pub(crate) fn install(self, command: &mut Command) {
+        // SAFETY: `apply` runs in the forked child and makes only async-signal-safe system
+        // calls on data prepared here, allocating nothing (see the module docs).
+        unsafe {
+            command.pre_exec(move || self.apply());
+        }
+    }
+
+    fn apply(&self) -> io::Result<()> {
+        sys::die_with_parent()?;
+        if let Some(setup) = &self.namespace {
+            namespace::enter(setup)?;
+        }
+        if self.landlock.is_some() || self.seccomp.is_some() {
+            sys::no_new_privs()?;
+        }
+        if let Some(ruleset) = &self.landlock {
+            sys::landlock_restrict_self(ruleset.as_raw_fd())?;
+        }
+        if let Some(program) = &self.seccomp {
+            sys::seccomp_filter(program)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+//! Landlock: the kernel refuses writes outside the workspace, and scopes signals and
+//! abstract Unix sockets to the sandbox.
+//!
+//! A command may read the whole file system (compilers, interpreters and libraries live
+//! there) but write only in the workspace, in a private temporary directory made for the
+//! call (exported as `TMPDIR`), and to `/dev/null`-like devices. A Landlock domain also
+//! keeps the command from tracing or reading the memory and environment of processes
+//! outside it (`/proc/<agent>/environ`). From ABI 6 it cannot signal them either, nor
+//! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP.
+//!
+//! What Landlock does not stop (so the seccomp filter does): `connect()` to a named Unix
+//! socket outside the workspace, UDP and raw sockets, terminal ioctls through `/dev/tty`.
+
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr, Scope,
+    path_beneath_rules,
+};
+
+/// The newest Landlock ABI this code knows.
+const ABI_VERSION: ABI = ABI::V6;
+
+/// Devices a command may write to wherever it runs.
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+
+/// What the ruleset refuses besides writes outside `writable`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LandlockRules {
+    /// TCP bind and connect (ABI 4).
+    pub(crate) refuse_tcp: bool,
+    /// Signals to processes outside the sandbox (ABI 6).
+    pub(crate) scope_signals: bool,
+    /// Connecting to abstract Unix sockets made outside the sandbox (ABI 6).
+    pub(crate) scope_abstract_sockets: bool,
+}
+
+/// Builds the ruleset as an open descriptor, for the child to enforce.
+pub(crate) fn ruleset(rules: LandlockRules, writable: &[&Path]) -> Result<OwnedFd, String> {
+    build(rules, writable)
+        .map_err(|error| error.to_string())?
+        .ok_or_else(|| "Landlock created no ruleset".to_owned())
+}
+
+fn build(rules: LandlockRules, writable: &[&Path]) -> Result<Option<OwnedFd>, landlock::RulesetError> {
+    // Best effort for the file-system rights a kernel lacks (e.g. `IoctlDev` before ABI 5);
+    // the caller asks for TCP and scopes only where the probe found them.
+    let mut ruleset = landlock::Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(ABI_VERSION))?;
+    if rules.refuse_tcp {
+        // No rule grants TCP bind or connect, so both are refused.
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI_VERSION))?;
+    }
+    if rules.scope_signals {
+        ruleset = ruleset.scope(Scope::Signal)?;
+    }
+    if rules.scope_abstract_sockets {
+        ruleset = ruleset.scope(Scope::AbstractUnixSocket)?;
+    }
+    let devices = WRITABLE_DEVICES
+        .iter()
+        .map(Path::new)
+        .filter(|device| device.exists());
+    let created = ruleset
+        .create()?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(ABI_VERSION)))?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_VERSION)))?
+        .add_rules(path_beneath_rules(devices, AccessFs::from_file(ABI_VERSION)))?;
+    Ok(created.into())
+}

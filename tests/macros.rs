@@ -38,7 +38,7 @@ struct Counter {
 }
 
 /// Add to the counter and report the call.
-#[tool(name = "bump", timeout = "5s")]
+#[tool(name = "bump", timeout = "5s", cancel_grace = "1500ms")]
 async fn bump_counter(
     counter: &Counter,
     ctx: &ToolContext,
@@ -194,6 +194,7 @@ async fn plain_parameters_state_and_context() {
     registry.register(BumpCounterTool::new(counter)).unwrap();
     let spec = registry.get("bump").unwrap().spec().clone();
     assert_eq!(spec.timeout, Some(Duration::from_secs(5)));
+    assert_eq!(spec.cancel_grace, Some(Duration::from_millis(1500)));
     assert_eq!(
         spec.input_schema,
         json!({

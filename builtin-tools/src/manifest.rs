@@ -224,7 +224,13 @@ impl Builtins {
     /// run in a sandbox that lets them write only inside the workspace and `$TMPDIR`;
     /// the environment holds no secrets. Prefer the file tools for reading and editing
     /// files.
-    #[tool(destructive, open_world, timeout = "11m", title = "Run command")]
+    #[tool(
+        destructive,
+        open_world,
+        timeout = "11m",
+        cancel_grace = "3s",
+        title = "Run command"
+    )]
     async fn exec(&self, ctx: &ToolContext, args: shell::ExecArgs) -> Result<String, ToolError> {
         shell::exec(&self.workspace, &self.exec, args, ctx).await
     }

@@ -59,6 +59,8 @@ pub struct ToolMeta {
     pub strict: bool,
     /// The tool's own timeout, overriding the registry default.
     pub timeout: Option<Duration>,
+    /// How long the tool may take, once its call is cancelled, to return what it has.
+    pub cancel_grace: Option<Duration>,
 }
 
 impl ToolMeta {
@@ -70,6 +72,7 @@ impl ToolMeta {
             annotations: ToolAnnotations::default(),
             strict: false,
             timeout: None,
+            cancel_grace: None,
         }
     }
 
@@ -115,6 +118,16 @@ impl ToolMeta {
         self
     }
 
+    /// Lets the tool finish for up to `grace` after its call is cancelled, so that it can
+    /// stop its work and return what it has (e.g. a command's output so far) as a
+    /// `cancelled` result. The tool must watch
+    /// [`ToolContext::cancellation`](crate::ToolContext::cancellation); without a grace the
+    /// registry drops its future at once.
+    pub fn cancel_grace(mut self, grace: Duration) -> Self {
+        self.cancel_grace = Some(grace);
+        self
+    }
+
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
@@ -125,6 +138,7 @@ impl ToolMeta {
             annotations: self.annotations,
             strict: self.strict,
             timeout: self.timeout,
+            cancel_grace: self.cancel_grace,
         }
     }
 }
@@ -150,6 +164,9 @@ pub struct ToolSpec {
     pub strict: bool,
     /// The tool's own timeout, overriding the registry default.
     pub timeout: Option<Duration>,
+    /// How long the tool may take, once its call is cancelled, to return what it has
+    /// ([`ToolMeta::cancel_grace`]).
+    pub cancel_grace: Option<Duration>,
 }
 
 impl ToolSpec {

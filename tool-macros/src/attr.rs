@@ -24,6 +24,7 @@ const KNOWN: &[&str] = &[
     "open_world",
     "strict",
     "timeout",
+    "cancel_grace",
     "enabled",
     "crate",
 ];
@@ -40,6 +41,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) open_world: Option<bool>,
     pub(crate) strict: Option<bool>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) cancel_grace: Option<Duration>,
     pub(crate) enabled: Option<(Expr, Span)>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
@@ -95,7 +97,8 @@ impl ToolAttrs {
             "idempotent" => self.idempotent = Some(flag_value(&meta)?),
             "open_world" => self.open_world = Some(flag_value(&meta)?),
             "strict" => self.strict = Some(flag_value(&meta)?),
-            "timeout" => self.timeout = Some(timeout_value(&meta)?),
+            "timeout" => self.timeout = Some(duration_value(&meta, key)?),
+            "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
             "enabled" => {
                 let span = meta.span();
                 let Meta::NameValue(pair) = meta else {
@@ -176,16 +179,20 @@ fn flag_value(meta: &Meta) -> syn::Result<bool> {
     }
 }
 
-fn timeout_value(meta: &Meta) -> syn::Result<Duration> {
+/// A duration attribute (`timeout`, `cancel_grace`) such as `"30s"`.
+fn duration_value(meta: &Meta, key: &str) -> syn::Result<Duration> {
     let (text, span) = string_value(meta)?;
     let duration = humantime::parse_duration(&text).map_err(|error| {
         syn::Error::new(
             span,
-            format!("invalid timeout `{text}` ({error}); write e.g. \"30s\", \"500ms\" or \"2m\""),
+            format!("invalid {key} `{text}` ({error}); write e.g. \"30s\", \"500ms\" or \"2m\""),
         )
     })?;
     if duration.is_zero() {
-        return Err(syn::Error::new(span, "the timeout must be longer than zero"));
+        return Err(syn::Error::new(
+            span,
+            format!("the {key} must be longer than zero"),
+        ));
     }
     Ok(duration)
 }

@@ -71,9 +71,13 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(#value)));
         }
     }
-    if let Some(timeout) = attrs.timeout {
-        let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        calls.push(quote!(.timeout(::core::time::Duration::from_millis(#millis))));
+    let durations = [("timeout", attrs.timeout), ("cancel_grace", attrs.cancel_grace)];
+    for (method, value) in durations {
+        if let Some(duration) = value {
+            let method = syn::Ident::new(method, proc_macro2::Span::call_site());
+            let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+            calls.push(quote!(.#method(::core::time::Duration::from_millis(#millis))));
+        }
     }
     quote!(#krate::ToolMeta::new(#name, #description) #(#calls)*)
 }

@@ -36,7 +36,8 @@ pub(crate) struct Limit {
 }
 
 /// Runs `tool` until it finishes, its deadline passes or its token is cancelled, catching
-/// panics.
+/// panics. A tool with a `cancel_grace` gets that long after a cancellation to return what
+/// it has (its token is cancelled at once); any other tool is dropped at once.
 pub(crate) async fn run_guarded(
     tool: &dyn Tool,
     arguments: Value,
@@ -44,6 +45,7 @@ pub(crate) async fn run_guarded(
     cancellation: &CallCancellation,
     limit: Option<Limit>,
 ) -> Result<ToolOutput, Stopped> {
+    let cancel_grace = tool.spec().cancel_grace;
     // `call` itself may panic before returning its future (hand-written tools).
     let future = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
@@ -51,17 +53,34 @@ pub(crate) async fn run_guarded(
     // Only the caller can cancel a call from outside; without its token there is nothing
     // to watch.
     let mut cancelled = pin!(cancellation.parent().map(CancellationToken::cancelled));
-    // The timer is created on the first `Pending`: most tools finish on their first poll,
+    // The timers are created when first needed: most tools finish on their first poll,
     // and then never pay for a timer registration.
     let mut sleep: Option<Pin<Box<Sleep>>> = None;
+    let mut winding_down: Option<Pin<Box<Sleep>>> = None;
     let outcome = poll_fn(|cx| {
         if let Poll::Ready(outcome) = future.as_mut().poll(cx) {
             return Poll::Ready(Ok(outcome));
         }
+        if let Some(grace) = winding_down.as_mut() {
+            return match grace.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(Stopped::Cancelled)),
+                Poll::Pending => Poll::Pending,
+            };
+        }
         if let Some(cancelled) = cancelled.as_mut().as_pin_mut()
             && cancelled.poll(cx).is_ready()
         {
-            return Poll::Ready(Err(Stopped::Cancelled));
+            let Some(grace) = cancel_grace else {
+                return Poll::Ready(Err(Stopped::Cancelled));
+            };
+            // Tell the tool, and give it `grace` to return what it has.
+            cancellation.cancel();
+            let mut grace = Box::pin(tokio::time::sleep(grace));
+            if grace.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Err(Stopped::Cancelled));
+            }
+            winding_down = Some(grace);
+            return Poll::Pending;
         }
         if let Some(limit) = limit {
             let deadline = tokio::time::Instant::from_std(limit.deadline);

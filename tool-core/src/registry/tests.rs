@@ -273,6 +273,63 @@ async fn cancelling_the_callers_token_stops_the_call() {
     assert_eq!(result.text(), "`hang` was cancelled before it finished");
 }
 
+/// A tool that waits for its call to be cancelled and then reports what it did so far.
+fn winding_down(grace: Duration, started: Arc<Notify>) -> DynamicTool {
+    let meta = ToolMeta::new("wind", "Stops when cancelled.").cancel_grace(grace);
+    DynamicTool::from_meta(meta, empty_schema(), move |_args, ctx| {
+        let started = started.clone();
+        async move {
+            started.notify_one();
+            ctx.cancellation().cancelled().await;
+            Err::<ToolOutput, _>(ToolError::cancelled_with("stopped after step 3 of 5"))
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_tool_with_a_cancel_grace_returns_what_it_has_when_cancelled() {
+    let started = Arc::new(Notify::new());
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    registry
+        .register(winding_down(Duration::from_secs(30), started.clone()))
+        .unwrap();
+    let token = CancellationToken::new();
+    let call = registry.call(ToolCall::new("c", "wind", "{}").with_cancellation(token.clone()));
+    let canceller = async {
+        started.notified().await;
+        token.cancel();
+    };
+    let (result, ()) = tokio::join!(call, canceller);
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert!(result.is_error());
+    assert_eq!(result.text(), "stopped after step 3 of 5");
+    assert_eq!(audit.events()[0].outcome, Outcome::Cancelled);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_that_ignores_its_grace_is_dropped_when_it_ends() {
+    let started = Arc::new(Notify::new());
+    let registry = ToolRegistry::new();
+    let meta = ToolMeta::new("hang", "Never finishes.").cancel_grace(Duration::from_secs(2));
+    registry.register(hanging_with(meta, started.clone())).unwrap();
+    let token = CancellationToken::new();
+    let call = registry.call(ToolCall::new("c", "hang", "{}").with_cancellation(token.clone()));
+    let canceller = async {
+        started.notified().await;
+        token.cancel();
+    };
+    let begun = tokio::time::Instant::now();
+    let (result, ()) = tokio::join!(call, canceller);
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert_eq!(result.text(), "`hang` was cancelled before it finished");
+    assert_eq!(
+        begun.elapsed(),
+        Duration::from_secs(2),
+        "the paused clock moved by the grace"
+    );
+}
+
 #[tokio::test]
 async fn panics_are_contained_and_the_registry_stays_usable() {
     let registry = registry_with_add();

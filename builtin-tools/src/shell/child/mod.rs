@@ -31,6 +31,8 @@ pub(crate) struct ChildPlan {
     pub(crate) seccomp: Option<seccompiler::BpfProgram>,
     /// A PID namespace to run in.
     pub(crate) namespace: Option<NamespaceSetup>,
+    /// Give up every capability (a root agent's command runs as uid 0 without them).
+    pub(crate) drop_capabilities: bool,
 }
 
 impl ChildPlan {
@@ -47,6 +49,9 @@ impl ChildPlan {
         sys::die_with_parent()?;
         if let Some(setup) = &self.namespace {
             namespace::enter(setup)?;
+        }
+        if self.drop_capabilities {
+            sys::drop_capabilities()?;
         }
         if self.landlock.is_some() || self.seccomp.is_some() {
             sys::no_new_privs()?;

@@ -35,6 +35,45 @@ pub(super) fn no_new_privs() -> io::Result<()> {
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }).map(drop)
 }
 
+/// Gives up every capability, now and across `exec`: the bounding set (so that running a
+/// program as uid 0 grants nothing), the ambient set, and the process's own sets. A root
+/// agent's command otherwise keeps root's powers, some of which pass Landlock by (e.g.
+/// `CAP_SYS_PTRACE` reads other processes' `/proc/<pid>/environ`).
+pub(super) fn drop_capabilities() -> io::Result<()> {
+    // SAFETY: prctl with integer arguments only; failures for capabilities this kernel
+    // does not know (EINVAL) or may not drop (EPERM, without CAP_SETPCAP) are expected.
+    unsafe {
+        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        for capability in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
+        }
+    }
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Sets {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let none = [Sets {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: capset reads the header and the two (version 3) sets it points to.
+    check_long(unsafe { libc::syscall(libc::SYS_capset, &raw const header, none.as_ptr()) }).map(drop)
+}
+
 /// Enforces a Landlock ruleset on this process and what it starts.
 pub(super) fn landlock_restrict_self(ruleset: RawFd) -> io::Result<()> {
     // SAFETY: the system call reads only its two integer arguments.

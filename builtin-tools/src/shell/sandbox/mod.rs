@@ -9,6 +9,7 @@
 //! | no network (`network = false`): TCP, UDP, DNS, raw | seccomp (and Landlock for TCP from ABI 4) | seccomp filters |
 //! | no typing into the terminal (TIOCSTI, TIOCLINUX) | seccomp | seccomp filters |
 //! | nothing outlives the call | a PID namespace per command | root, or unprivileged user namespaces |
+//! | no capabilities (a root agent's command keeps uid 0 but none of root's powers) | `capset` and the bounding set | any Linux |
 //!
 //! Each feature is probed on its own ([`features`]). A restriction that was asked for and
 //! cannot be enforced fails the call when `require_sandbox` is set, and otherwise runs the
@@ -123,6 +124,7 @@ fn confine(
     plan: &mut ChildPlan,
     missing: &mut Vec<Missing>,
 ) -> Result<(), String> {
+    plan.drop_capabilities = true;
     let abi = features.landlock_abi();
     let mut lack = |restriction, reason: String| missing.push(Missing { restriction, reason });
     match &features.landlock {

@@ -1,7 +1,9 @@
 //! What `exec` adds to running a command: `exec` of `true` through the registry — guard,
-//! temp dir, process group, parent-death signal, Landlock sandbox, output capture —
-//! against `sh_c_true`, a bare `sh -c true` spawned with Tokio and waited for, as any
-//! agent framework must at least do.
+//! temp dir, process group, parent-death signal, PID namespace, Landlock and seccomp,
+//! output capture — against `sh_c_true`, a bare `sh -c true` spawned with Tokio and
+//! waited for, as any agent framework must at least do. `exec_true_no_namespace` keeps
+//! background processes (no PID namespace), `exec_true_unsandboxed` has neither
+//! namespace nor sandbox: the differences are what those layers cost.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -12,9 +14,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tool_core::{ToolCall, ToolRegistry, Workspace};
 
-fn registry(workspace: &Workspace, sandbox: ExecSandbox) -> ToolRegistry {
+fn registry(workspace: &Workspace, sandbox: ExecSandbox, keep_background: bool) -> ToolRegistry {
     let mut config = ExecConfig::default();
     config.sandbox = sandbox;
+    config.keep_background = keep_background;
     let builtins = Builtins::builder(workspace.clone())
         .exec(config)
         .build()
@@ -32,16 +35,22 @@ fn exec(c: &mut Criterion) {
         .expect("a runtime");
     let dir = tempfile::tempdir().expect("a temp dir");
     let workspace = Workspace::open(dir.path()).expect("opens");
-    let sandboxed = registry(&workspace, ExecSandbox::Landlock);
-    let unsandboxed = registry(&workspace, ExecSandbox::None);
+    let sandboxed = registry(&workspace, ExecSandbox::Landlock, false);
+    let no_namespace = registry(&workspace, ExecSandbox::Landlock, true);
+    let unsandboxed = registry(&workspace, ExecSandbox::None, true);
     let arguments = json!({"command": "true"});
-    for registry in [&sandboxed, &unsandboxed] {
+    for registry in [&sandboxed, &no_namespace, &unsandboxed] {
         let result = runtime.block_on(registry.call(ToolCall::new("c", "exec", arguments.clone())));
         assert!(!result.is_error(), "{}", result.text());
     }
 
     let mut group = c.benchmark_group("exec");
-    for (name, registry) in [("exec_true", &sandboxed), ("exec_true_unsandboxed", &unsandboxed)] {
+    let cases = [
+        ("exec_true", &sandboxed),
+        ("exec_true_no_namespace", &no_namespace),
+        ("exec_true_unsandboxed", &unsandboxed),
+    ];
+    for (name, registry) in cases {
         group.bench_function(name, |b| {
             b.to_async(&runtime).iter(|| async {
                 black_box(registry.call(ToolCall::new("c", "exec", arguments.clone())).await)

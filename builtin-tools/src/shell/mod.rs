@@ -2,9 +2,12 @@
 //! limit, bounded output and a scrubbed environment.
 //!
 //! What protects the machine is the sandbox ([`ExecSandbox`]: Landlock confines writes
-//! to the workspace) and the environment allow-list (secrets do not reach the command).
-//! The command guard ([`DEFAULT_DENY`]) only catches classic accidents and says it is not
-//! a boundary. See the module of each for why.
+//! to the workspace and scopes signals, a seccomp filter refuses sockets and terminal
+//! input, no capabilities, and a PID namespace per command ends whatever it started) and
+//! the environment allow-list (secrets do not reach the command). The command guard
+//! ([`DEFAULT_DENY`]) only catches classic accidents and says it is not a boundary. See
+//! the module of each for why: `sandbox` has the table of what each layer stops and what
+//! it needs, `child` why the code between `fork` and `exec` allocates nothing.
 
 mod capture;
 mod child;

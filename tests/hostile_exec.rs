@@ -18,13 +18,17 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_tools::builtin_tools::Builtins;
 use agent_tools::builtin_tools::shell::{ExecConfig, ExecSandbox};
 use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult, Workspace};
 use serde_json::json;
+
+#[path = "support/processes.rs"]
+mod processes;
+use processes::{marker, processes_with};
 
 /// The allocator of this test binary: in a process forked from the test process (its pid
 /// differs from the one recorded at start) that has not yet called `exec`, an allocation
@@ -131,37 +135,6 @@ type Configure = fn(&mut ExecConfig);
 /// `python3 -c CODE`, with CODE in single quotes (use double quotes inside).
 fn python(code: &str) -> String {
     format!("python3 -c '{code}'")
-}
-
-/// A number no other process has on its command line.
-fn marker() -> String {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .subsec_nanos();
-    format!(
-        "{}{}{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-        nanos % 10_000
-    )
-}
-
-/// Processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            text.contains(needle).then_some(pid)
-        })
-        .collect()
 }
 
 fn kill_all(pids: &[i32]) {

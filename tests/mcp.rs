@@ -23,6 +23,9 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
+#[path = "support/processes.rs"]
+mod processes;
+
 type Client = RunningService<RoleClient, ()>;
 
 /// A 1×1 PNG.
@@ -284,24 +287,22 @@ async fn bad_calls_are_reported(client: &Client) {
 /// A long `exec` cancelled by the client: the command is killed, and the audit log
 /// records the call as cancelled.
 async fn cancelling_stops_a_long_exec(client: &Client, setup: &Setup) {
-    let pid_file = setup.workspace().join("sleeper.pid");
-    let arguments = json!({"command": "echo $$ > sleeper.pid; exec sleep 120", "timeout_secs": 600});
+    let sleeper = processes::marker();
+    let arguments = json!({"command": format!("exec sleep {sleeper}"), "timeout_secs": 600});
     let params = CallToolRequestParams::new("exec").with_arguments(arguments.as_object().cloned().unwrap());
     let request = ClientRequest::CallToolRequest(Request::new(params));
     let handle = client
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .unwrap();
-    let pid = poll("the command to start", || {
-        let text = std::fs::read_to_string(&pid_file).ok()?;
-        text.trim().parse::<u32>().ok()
+    poll("the command to start", || {
+        (!processes::processes_with(&sleeper).is_empty()).then_some(())
     })
     .await;
-    assert!(Path::new(&format!("/proc/{pid}")).exists());
 
     handle.cancel(Some("test".into())).await.unwrap();
     poll("the command to be killed", || {
-        (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+        processes::processes_with(&sleeper).is_empty().then_some(())
     })
     .await;
     poll("the audit line of the cancelled call", || {
@@ -516,17 +517,19 @@ async fn a_mounted_server_that_dies_is_restarted_on_the_next_call() {
         .unwrap();
     assert!(mount.tool_names().contains(&"inner_exec".to_owned()));
 
-    let server_pid = |registry: ToolRegistry| async move {
-        let call = ToolCall::new("pid", "inner_exec", json!({"command": "echo $PPID"}));
-        let result = registry.call(call).await;
-        assert!(!result.is_error(), "{}", result.text());
-        let text = result.text();
-        let line = text
-            .lines()
-            .find(|line| line.trim().parse::<i32>().is_ok())
-            .unwrap()
-            .to_owned();
-        line.trim().parse::<libc::pid_t>().unwrap()
+    // The server is the test's child running in `inner`; a call proves it is the one
+    // serving the mount. (Its commands run in a PID namespace, so `$PPID` cannot tell.)
+    let cwd = inner.path().canonicalize().unwrap();
+    let server_pid = |registry: ToolRegistry| {
+        let cwd = cwd.clone();
+        async move {
+            let call = ToolCall::new("pid", "inner_exec", json!({"command": "true"}));
+            let result = registry.call(call).await;
+            assert!(!result.is_error(), "{}", result.text());
+            let servers = processes::children_in(std::process::id(), &cwd);
+            assert_eq!(servers.len(), 1, "one mounted server: {servers:?}");
+            servers[0]
+        }
     };
     let first = server_pid(registry.clone()).await;
 

@@ -466,7 +466,7 @@ fn write(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let temp = tempfile::tempdir().expect("a temporary directory");
-    let store = MemoryStore::open_in(temp.path()).expect("the store opens");
+    let store = MemoryStore::open(temp.path().join("memory.db")).expect("the store opens");
     let mut rng = Rng(7);
     let store = &store;
     let mut group = c.benchmark_group("memory_write");

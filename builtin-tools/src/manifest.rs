@@ -111,9 +111,9 @@ impl BuiltinsBuilder {
         self
     }
 
-    /// Enables the memory tools with a store. Keep the store's directory out of reach of
-    /// the write tools with [`Workspace::protect`] (the default location,
-    /// `.agent-tools/`, is what [`register_all`](crate::register_all) protects).
+    /// Enables the memory tools with a store. Keep it outside the workspace (as
+    /// [`MemoryStore::default_path`] does), or at least out of reach of the write tools
+    /// with [`Workspace::protect`].
     pub fn memory(mut self, store: MemoryStore) -> Self {
         self.memory = Some(MemorySource::Open(store));
         self

@@ -35,7 +35,8 @@ pub struct GlobalArgs {
     /// guard off).
     #[arg(long, global = true)]
     pub allow_private_network: bool,
-    /// The memory database (default: the workspace's `.agent-tools/memory.db`).
+    /// The memory database (default: outside the workspace, under `$XDG_DATA_HOME` or
+    /// `~/.local/share`, in `agent-tools/workspaces/<name>-<hash>/memory.db`).
     #[arg(long, global = true, value_name = "FILE")]
     pub memory_db: Option<PathBuf>,
 }

@@ -114,8 +114,32 @@ fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(),
     if let Some(path) = &settings.memory_db {
         config.memory.path = Some(path.clone());
     }
+    if config.memory.enabled && config.memory.path.is_none() {
+        note_legacy_memory(settings.workspace.root());
+    }
     let root = Some(settings.workspace.root().to_path_buf());
     crate::builtin_tools::register_all(registry, root, &config).map(drop)
+}
+
+/// Says on stderr where the memories are kept now, when the workspace holds a database
+/// at the old default place and the new one does not exist yet. It is not taken in
+/// unasked: it lies where the agent, or whoever made the repository, could have written
+/// it (see `builtin_tools::memory`'s docs).
+fn note_legacy_memory(root: &std::path::Path) {
+    use crate::builtin_tools::memory::{LEGACY_PATH, MemoryStore};
+    let legacy = root.join(LEGACY_PATH);
+    let Ok(current) = MemoryStore::default_path(root) else {
+        return;
+    };
+    if legacy.is_file() && !current.exists() {
+        eprintln!(
+            "agent-tools: note: {} holds memories of an older agent-tools and is not used; memories \
+             are now kept outside the workspace, in {}. If the old file is yours, move it there \
+             (with its -wal file, if any) before the first memory call.",
+            legacy.display(),
+            current.display()
+        );
+    }
 }
 
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on

@@ -96,12 +96,9 @@ pub fn register_all_with_env(
     let mut workspace = config.workspace.open(&root)?;
     let memory = match config.memory.enabled {
         true => {
-            let path = config
-                .memory
-                .path
-                .clone()
-                .unwrap_or_else(|| MemoryStore::default_path(workspace.root()));
-            // The database is the memory tools' to change, not the file tools'.
+            let path = config.memory.database(workspace.root(), env)?;
+            // The database is the memory tools' to change, not the file tools': a path
+            // chosen inside the workspace is protected (one outside needs nothing).
             if let Some(directory) = path.parent() {
                 workspace = workspace.protect(directory);
             }
@@ -205,11 +202,33 @@ impl MediaSection {
     }
 }
 
+impl MemorySection {
+    /// The database: `path` made absolute, or the default outside the workspace
+    /// ([`MemoryStore::default_path_with_env`], from `env`'s `XDG_DATA_HOME` or `HOME`).
+    fn database(
+        &self,
+        workspace_root: &std::path::Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<PathBuf, String> {
+        let unusable = |error: &dyn std::fmt::Display| {
+            format!(
+                "[memory]: {error}; set [memory] path (the command line's --memory-db) to a file \
+                 outside the workspace, or [memory] enabled = false"
+            )
+        };
+        match &self.path {
+            Some(path) => std::path::absolute(path).map_err(|error| unusable(&error)),
+            None => MemoryStore::default_path_with_env(workspace_root, env).map_err(|error| unusable(&error)),
+        }
+    }
+}
+
 impl WorkspaceSection {
     fn open(&self, root: &std::path::Path) -> Result<Workspace, String> {
         let mut workspace = Workspace::open(root)
             .map_err(|error| error.to_string())?
-            .read_only(self.read_only);
+            .read_only(self.read_only)
+            .protect_git(self.protect_git);
         for path in &self.protect {
             workspace = workspace.protect(path);
         }

@@ -11,7 +11,7 @@ use crate::shell::{ExecConfig, ExecSandbox};
 use crate::web::FetchConfig;
 
 /// `[workspace]`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct WorkspaceSection {
@@ -19,8 +19,25 @@ pub struct WorkspaceSection {
     pub root: Option<PathBuf>,
     /// Refuse every write.
     pub read_only: bool,
-    /// Paths (relative to the root) the write tools refuse.
+    /// Paths or patterns (relative to the root; `*`, `?`, `**`) the write tools refuse,
+    /// with everything below them: `["secrets", "**/.env"]`. See
+    /// [`Workspace::protect`](tool_core::Workspace::protect).
     pub protect: Vec<PathBuf>,
+    /// Protect git's directories from the write tools (`**/.git` and the hooks directory
+    /// git's config names). Default true; see
+    /// [`Workspace::protect_git`](tool_core::Workspace::protect_git).
+    pub protect_git: bool,
+}
+
+impl Default for WorkspaceSection {
+    fn default() -> Self {
+        Self {
+            root: None,
+            read_only: false,
+            protect: Vec::new(),
+            protect_git: true,
+        }
+    }
 }
 
 /// `[exec]`; every key defaults to [`ExecConfig::default`].
@@ -205,7 +222,11 @@ fn default_subagent_timeout() -> Duration {
 pub struct MemorySection {
     /// Register the memory tools. Default true.
     pub enabled: bool,
-    /// The database file; default `<workspace>/.agent-tools/memory.db`.
+    /// The database file (relative to the current directory). Default: outside the
+    /// workspace, `$XDG_DATA_HOME/agent-tools/workspaces/<name>-<hash>/memory.db` (see
+    /// [`MemoryStore::default_path`](crate::memory::MemoryStore::default_path)). A path
+    /// inside the workspace is kept from the file tools but not from `exec`. No component
+    /// may be a symbolic link.
     pub path: Option<PathBuf>,
 }
 

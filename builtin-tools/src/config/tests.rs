@@ -6,13 +6,25 @@ fn parse(text: &str) -> Result<BuiltinConfig, String> {
 
 fn registered(config: &BuiltinConfig, env: &[(&str, &str)]) -> Vec<String> {
     let temp = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
     let registry = ToolRegistry::new();
-    let lookup = |name: &str| {
-        env.iter()
+    let lookup = |name: &str| match name {
+        "XDG_DATA_HOME" => data.path().to_str().map(str::to_owned),
+        _ => env
+            .iter()
             .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.to_string())
+            .map(|(_, value)| value.to_string()),
     };
     register_all_with_env(&registry, Some(temp.path().to_path_buf()), config, &lookup).unwrap()
+}
+
+/// Runs one tool call on a runtime of its own.
+fn call(registry: &ToolRegistry, tool: &str, arguments: serde_json::Value) -> tool_core::ToolResult {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(registry.call(tool_core::ToolCall::new("c", tool, arguments)))
 }
 
 #[test]
@@ -55,13 +67,15 @@ fn every_section_parses_and_an_empty_file_is_valid() {
 #[test]
 fn media_needs_exactly_one_destination_and_its_secret() {
     let temp = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().to_str().unwrap().to_owned();
     let register = |text: &str| {
         let config = parse(text).unwrap();
         register_all_with_env(
             &ToolRegistry::new(),
             Some(temp.path().to_path_buf()),
             &config,
-            &|_| None,
+            &|name| (name == "XDG_DATA_HOME").then(|| data_home.clone()),
         )
         .unwrap_err()
     };
@@ -115,71 +129,124 @@ fn tools_with_dependencies_register_only_with_them() {
 }
 
 #[test]
-fn the_memory_database_is_protected_from_the_file_tools() {
-    let temp = tempfile::tempdir().unwrap();
+fn the_default_memory_database_is_outside_the_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().to_str().unwrap().to_owned();
+    let env = |name: &str| (name == "XDG_DATA_HOME").then(|| data_home.clone());
     let registry = ToolRegistry::new();
-    register_all(
+    register_all_with_env(
         &registry,
-        Some(temp.path().to_path_buf()),
+        Some(ws.path().to_path_buf()),
         &BuiltinConfig::default(),
+        &env,
     )
     .unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let write = tool_core::ToolCall::new(
-        "c",
-        "write_file",
-        serde_json::json!({"path": ".agent-tools/memory.db", "content": "x"}),
-    );
-    assert!(
-        runtime
-            .block_on(registry.call(write))
-            .text()
-            .contains("protected part of the workspace")
-    );
-    assert!(
-        !temp.path().join(".agent-tools").exists(),
-        "registering creates no database"
-    );
-    let remember = tool_core::ToolCall::new(
-        "m",
+    let workspaces = data.path().join("agent-tools/workspaces");
+    assert!(!workspaces.exists(), "registering creates no database");
+    let saved = call(
+        &registry,
         "memory_write",
         serde_json::json!({"content": "The build needs Rust 1.88."}),
     );
-    let saved = runtime.block_on(registry.call(remember));
     assert!(!saved.is_error(), "{}", saved.text());
-    assert!(
-        temp.path().join(".agent-tools/memory.db").is_file(),
-        "the first memory call opens it"
+    let dirs: Vec<_> = std::fs::read_dir(&workspaces).unwrap().flatten().collect();
+    assert_eq!(dirs.len(), 1);
+    let database = dirs[0].path().join("memory.db");
+    assert!(database.is_file(), "the first memory call opens {database:?}");
+    assert_eq!(
+        std::fs::read_dir(ws.path()).unwrap().count(),
+        0,
+        "nothing in the workspace"
     );
-    let search = tool_core::ToolCall::new("s", "memory_search", serde_json::json!({"query": "rust build"}));
-    let found = runtime.block_on(registry.call(search)).text();
+    let write = call(
+        &registry,
+        "write_file",
+        serde_json::json!({"path": database.to_str().unwrap(), "content": "x"}),
+    );
+    assert!(write.text().contains("outside the workspace"), "{}", write.text());
+    let found = call(
+        &registry,
+        "memory_search",
+        serde_json::json!({"query": "rust build"}),
+    )
+    .text();
     assert!(found.contains("«Rust»") && found.contains("«build»"), "{found}");
+
+    let nowhere = register_all_with_env(
+        &ToolRegistry::new(),
+        Some(ws.path().to_path_buf()),
+        &BuiltinConfig::default(),
+        &|_| None,
+    )
+    .unwrap_err();
+    assert!(
+        nowhere.starts_with("[memory]: neither XDG_DATA_HOME nor HOME is set")
+            && nowhere.contains("--memory-db"),
+        "{nowhere}"
+    );
+}
+
+#[test]
+fn a_memory_path_inside_the_workspace_is_protected_from_the_file_tools() {
+    let ws = tempfile::tempdir().unwrap();
+    let database = ws.path().join("state/memory.db");
+    let config = parse(&format!("[memory]\npath = \"{}\"\n", database.display())).unwrap();
+    let registry = ToolRegistry::new();
+    register_all(&registry, Some(ws.path().to_path_buf()), &config).unwrap();
+    let saved = call(&registry, "memory_write", serde_json::json!({"content": "kept"}));
+    assert!(!saved.is_error(), "{}", saved.text());
+    for (tool, arguments) in [
+        (
+            "write_file",
+            serde_json::json!({"path": "state/memory.db", "content": "x"}),
+        ),
+        (
+            "write_file",
+            serde_json::json!({"path": "state/memory.db-wal", "content": "x"}),
+        ),
+        (
+            "write_file",
+            serde_json::json!({"path": "state/memory.db", "content": "x", "mode": "append"}),
+        ),
+    ] {
+        let result = call(&registry, tool, arguments);
+        assert!(
+            result.text().contains("protected part of the workspace"),
+            "{tool}: {}",
+            result.text()
+        );
+    }
+    let found = call(&registry, "memory_search", serde_json::json!({"query": "kept"}));
+    assert!(!found.is_error(), "{}", found.text());
 }
 
 #[test]
 fn workspace_settings_reach_the_tools() {
     let temp = tempfile::tempdir().unwrap();
-    let config = parse("[workspace]\nprotect = [\"locked\"]\n").unwrap();
+    let config = parse("[workspace]\nprotect = [\"locked\", \"**/*.pem\"]\n").unwrap();
     let registry = ToolRegistry::new();
     register_all(&registry, Some(temp.path().to_path_buf()), &config).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let call = tool_core::ToolCall::new(
-        "c",
-        "write_file",
-        serde_json::json!({"path": "locked/x", "content": "x"}),
-    );
-    let result = runtime.block_on(registry.call(call));
-    assert!(
-        result.text().contains("protected part of the workspace"),
-        "{}",
-        result.text()
-    );
+    for path in ["locked/x", "deep/key.pem"] {
+        let result = call(
+            &registry,
+            "write_file",
+            serde_json::json!({"path": path, "content": "x"}),
+        );
+        assert!(
+            result.text().contains("protected part of the workspace"),
+            "{path}: {}",
+            result.text()
+        );
+    }
+    let hook = serde_json::json!({"path": ".git/hooks/pre-commit", "content": "x"});
+    let result = call(&registry, "write_file", hook.clone());
+    assert!(result.text().contains("outside any sandbox"), "{}", result.text());
+    let open = ToolRegistry::new();
+    let config = parse("[workspace]\nprotect_git = false\n").unwrap();
+    register_all(&open, Some(temp.path().to_path_buf()), &config).unwrap();
+    let result = call(&open, "write_file", hook);
+    assert!(!result.is_error(), "{}", result.text());
 }
 
 #[test]

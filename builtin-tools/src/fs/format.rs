@@ -15,14 +15,16 @@ pub(crate) fn human_size(bytes: u64) -> String {
     format!("{size:.1} {}", UNITS[unit])
 }
 
-/// `line` cut to at most `max` characters, with a marker saying how much was left out.
-pub(crate) fn cut_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match line.char_indices().nth(max) {
-        None => line.into(),
-        Some((end, _)) => {
-            let rest = line[end..].chars().count();
-            format!("{}… [line cut: {rest} more characters]", &line[..end]).into()
-        }
+/// `line` cut to at most `max` characters, with a marker saying how much was left out:
+/// what is cut here and the `left_out` characters of the line that `line` lacks already.
+pub(crate) fn cut_line(line: &str, max: usize, left_out: u64) -> std::borrow::Cow<'_, str> {
+    let (kept, cut) = match line.char_indices().nth(max) {
+        None => (line, 0),
+        Some((end, _)) => (&line[..end], line[end..].chars().count() as u64),
+    };
+    match cut + left_out {
+        0 => line.into(),
+        rest => format!("{kept}… [line cut: {rest} more characters]").into(),
     }
 }
 
@@ -56,8 +58,10 @@ mod tests {
         assert_eq!(human_size(10), "10 B");
         assert_eq!(human_size(1536), "1.5 KB");
         assert_eq!(human_size(10 * 1024 * 1024), "10.0 MB");
-        assert_eq!(cut_line("abcdef", 3), "abc… [line cut: 3 more characters]");
-        assert_eq!(cut_line("ünï", 3), "ünï");
+        assert_eq!(cut_line("abcdef", 3, 0), "abc… [line cut: 3 more characters]");
+        assert_eq!(cut_line("abcdef", 3, 10), "abc… [line cut: 13 more characters]");
+        assert_eq!(cut_line("ab", 3, 4), "ab… [line cut: 4 more characters]");
+        assert_eq!(cut_line("ünï", 3, 0), "ünï");
         assert_eq!(plural(1, "line", "lines"), "1 line");
         assert_eq!(prefix_within("aé", 2), "a");
         assert_eq!(prefix_within("ab", 5), "ab");

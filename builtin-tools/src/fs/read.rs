@@ -2,6 +2,8 @@
 //!
 //! Files are streamed, never loaded whole: the page is collected and the remaining lines
 //! only counted, so the header can say "lines 1–2000 of 48213" for a file of any size.
+//! Lines are read in bounded memory too (`lines.rs`): of a line only what is shown is
+//! kept, so a file of one 4 GiB line costs as little as any other.
 //! Images come back as image content; other binary files are refused with their type and
 //! size, since their bytes would only waste the model's context.
 
@@ -11,13 +13,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::{Content, Image, ToolError, ToolOutput, Workspace, WorkspaceError};
 
+use self::lines::BoundedLines;
 use super::format::{cut_line, human_size};
 use super::kind::{FileKind, sniff};
+
+mod lines;
 
 /// Lines returned when the call does not say.
 pub const DEFAULT_LIMIT: u32 = 2000;
 /// Longest line shown whole, in characters.
 const MAX_LINE_CHARS: usize = 2000;
+/// Bytes kept of a line: enough for [`MAX_LINE_CHARS`] characters of any width.
+const KEEP_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
 /// Most text returned by one call.
 const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 /// Largest image returned as image content.
@@ -116,7 +123,7 @@ struct Page {
 }
 
 impl Page {
-    fn read(mut reader: impl BufRead, skip: usize, limit: usize) -> std::io::Result<Page> {
+    fn read(reader: impl BufRead, skip: usize, limit: usize) -> std::io::Result<Page> {
         let mut page = Page {
             text: String::new(),
             shown: 0,
@@ -124,27 +131,31 @@ impl Page {
             lossy: false,
             capped: false,
         };
+        let mut lines = BoundedLines::new(reader, KEEP_LINE_BYTES);
         let mut line = Vec::new();
         while page.shown < limit && !page.capped {
-            line.clear();
-            if reader.read_until(b'\n', &mut line)? == 0 {
+            let Some(left_out) = lines.next_line(&mut line)? else {
                 return Ok(page);
-            }
+            };
             page.total += 1;
             if page.total > skip {
-                page.push(&line);
+                page.push(&line, left_out);
             }
         }
-        page.total += count_lines(reader)?;
+        page.total += count_lines(lines.into_inner())?;
         Ok(page)
     }
 
-    fn push(&mut self, raw: &[u8]) {
-        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    /// Adds a line (without its line break) of which `left_out` more characters were
+    /// not read into `raw`.
+    fn push(&mut self, raw: &[u8], left_out: u64) {
         let text = String::from_utf8_lossy(raw);
         self.lossy |= matches!(text, std::borrow::Cow::Owned(_));
-        let rendered = format!("{:>6}\t{}\n", self.total, cut_line(&text, MAX_LINE_CHARS));
+        let rendered = format!(
+            "{:>6}\t{}\n",
+            self.total,
+            cut_line(&text, MAX_LINE_CHARS, left_out)
+        );
         if self.text.len() + rendered.len() > MAX_OUTPUT_BYTES {
             self.capped = true;
             return;

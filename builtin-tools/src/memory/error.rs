@@ -69,6 +69,44 @@ pub enum MemoryError {
         /// Why.
         source: std::io::Error,
     },
+    /// A component of the database's path, or the database or one of its companion
+    /// files, is a symbolic link.
+    #[error(
+        "`{}` is a symbolic link; the memory database's path must not go through one (give the real \
+         path, e.g. from `realpath`, or remove the link)",
+        path.display()
+    )]
+    Symlink {
+        /// The link.
+        path: PathBuf,
+    },
+    /// The database file has other names, which could lie anywhere.
+    #[error(
+        "the memory database `{}` has {links} hard links; writing it would change the file under its \
+         other names too",
+        path.display()
+    )]
+    HardLinked {
+        /// The database.
+        path: PathBuf,
+        /// How many names it has.
+        links: u64,
+    },
+    /// Neither `XDG_DATA_HOME` nor `HOME` says where the default database goes.
+    #[error(
+        "neither XDG_DATA_HOME nor HOME is set (to an absolute path), so the memory database has no default place"
+    )]
+    NoDataDirectory,
+    /// The data directory lies inside the workspace, where `exec` could change it.
+    #[error(
+        "the data directory `{}` lies inside the workspace, where commands could change or delete \
+         the memory database",
+        path.display()
+    )]
+    DataDirectoryInWorkspace {
+        /// The data directory.
+        path: PathBuf,
+    },
     /// The database was written by a newer version of this crate.
     #[error(
         "the database has schema version {found}, newer than this build knows ({supported}); \
@@ -89,9 +127,16 @@ pub enum MemoryError {
 }
 
 /// SQLite's message, with a hint where it is too terse to act on: a write refused by a
-/// full disk (or a file size limit) comes back as a bare "disk I/O error".
+/// full disk (or a file size limit) comes back as a bare "disk I/O error", an open
+/// refused for a symbolic link (`SQLITE_OPEN_NOFOLLOW`) as "unable to open database file".
 fn sqlite_message(error: &rusqlite::Error) -> String {
     use rusqlite::ErrorCode::{DiskFull, SystemIoFailure};
+    if error
+        .sqlite_error()
+        .is_some_and(|code| code.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK)
+    {
+        return format!("{error} (its path goes through a symbolic link, which the store does not follow)");
+    }
     match error.sqlite_error_code() {
         Some(DiskFull | SystemIoFailure) => {
             format!("{error} (the disk may be full or failing; the database is kept as it was)")

@@ -1,6 +1,15 @@
 //! The memory tools: `memory_write`, `memory_search` and `memory_read`, a persistent
-//! store of notes a model keeps across sessions, in one SQLite file
-//! (`<workspace>/.agent-tools/memory.db` by default).
+//! store of notes a model keeps across sessions, in one SQLite file outside the workspace
+//! by default (`$XDG_DATA_HOME/agent-tools/workspaces/<name>-<hash>/memory.db`).
+//!
+//! # Who can change it
+//!
+//! Only the memory tools. The default location is outside the workspace, where neither
+//! the file tools nor the sandboxed `exec` can write (`location.rs`), and the path is
+//! opened without following a symbolic link at any component (`no_links.rs`). What that
+//! relies on: `exec`'s sandbox (with `sandbox = "none"`, a command can change anything
+//! the user can), and, for a `[memory] path` chosen inside the workspace, nothing — such
+//! a file is kept from the file tools, not from commands.
 //!
 //! # Storage
 //!
@@ -48,6 +57,8 @@
 mod entry;
 mod error;
 mod format;
+mod location;
+mod no_links;
 mod ops;
 mod query;
 mod read;
@@ -59,6 +70,7 @@ mod write;
 
 pub use entry::{MAX_CONTENT_BYTES, MAX_KEY_CHARS, Memory, NewMemory, SearchHit, SearchResults, Written};
 pub use error::MemoryError;
+pub use location::LEGACY_PATH;
 pub use ops::RANK_WINDOW;
 pub use query::MAX_QUERY_CHARS;
 pub use read::{MemoryReadArgs, memory_read};

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 
 use super::entry::{Memory, NewMemory, SearchResults, Written};
 use super::error::MemoryError;
 use super::query::FtsQuery;
-use super::{ops, schema, tags};
+use super::{location, no_links, ops, schema, tags};
 
 /// Reader connections: enough for concurrent searches on a small machine; each holds
 /// its own page cache.
@@ -35,15 +35,19 @@ struct Connections {
 impl MemoryStore {
     /// Opens (or creates) the database at `path`, creating its parent directories, and
     /// migrates it to the current schema.
+    ///
+    /// No component of the path (made absolute) may be a symbolic link, nor the database
+    /// or its `-wal`, `-shm` and `-journal` files, and the database may have only one
+    /// name ([`MemoryError::Symlink`], [`MemoryError::HardLinked`]): a planted link would
+    /// make the store write wherever it points. Give the real path (`realpath`) if yours
+    /// goes through a link. Directories it creates are private (`0700`).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, MemoryError> {
-        let path = path.as_ref().to_path_buf();
-        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| MemoryError::CreateDir {
-                path: parent.to_owned(),
-                source,
-            })?;
-        }
-        let mut writer = Connection::open(&path)?;
+        let path = std::path::absolute(path.as_ref()).map_err(|source| MemoryError::CreateDir {
+            path: path.as_ref().to_owned(),
+            source,
+        })?;
+        no_links::prepare(&path)?;
+        let mut writer = open_connection(&path)?;
         schema::configure(&writer)?;
         schema::migrate(&mut writer)?;
         let readers = (0..READERS)
@@ -61,12 +65,25 @@ impl MemoryStore {
 
     /// Opens the default database of a workspace, [`MemoryStore::default_path`].
     pub fn open_in(workspace_root: impl AsRef<Path>) -> Result<Self, MemoryError> {
-        Self::open(Self::default_path(workspace_root.as_ref()))
+        Self::open(Self::default_path(workspace_root.as_ref())?)
     }
 
-    /// The default database of a workspace: `<root>/.agent-tools/memory.db`.
-    pub fn default_path(workspace_root: &Path) -> PathBuf {
-        workspace_root.join(".agent-tools").join("memory.db")
+    /// The default database of a workspace (its canonical root), outside it:
+    /// `$XDG_DATA_HOME/agent-tools/workspaces/<name>-<hash>/memory.db`, or under
+    /// `~/.local/share` without `XDG_DATA_HOME`. See [`default_path_with_env`](Self::default_path_with_env).
+    pub fn default_path(workspace_root: &Path) -> Result<PathBuf, MemoryError> {
+        Self::default_path_with_env(workspace_root, &|name| std::env::var(name).ok())
+    }
+
+    /// [`default_path`](Self::default_path) with the environment (`XDG_DATA_HOME`,
+    /// `HOME`) given as a function. Fails when neither is set to an absolute path, and
+    /// when the data directory lies inside the workspace (where commands could change the
+    /// store); creates nothing.
+    pub fn default_path_with_env(
+        workspace_root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<PathBuf, MemoryError> {
+        location::default_path(workspace_root, env)
     }
 
     /// The database file.
@@ -166,9 +183,20 @@ impl Connections {
     }
 }
 
+/// A connection to the database that SQLite refuses to open through a symbolic link
+/// (`SQLITE_OPEN_NOFOLLOW` checks every component of the path); `URI` is left out, so a
+/// path is never read as a `file:` URI with options.
+pub(super) fn open_connection(path: &Path) -> Result<Connection, MemoryError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    Ok(Connection::open_with_flags(path, flags)?)
+}
+
 /// A connection that can only read (`query_only`), opened after the writer migrated.
 fn open_reader(path: &Path) -> Result<Connection, MemoryError> {
-    let conn = Connection::open(path)?;
+    let conn = open_connection(path)?;
     schema::configure(&conn)?;
     conn.pragma_update(None, "query_only", true)?;
     Ok(conn)

@@ -69,6 +69,34 @@ pub enum WorkspaceError {
         /// The protected subpath it lies in.
         protected: String,
     },
+    /// The path is in a git directory (or a hooks directory git's configuration names),
+    /// which the write tools leave alone because git runs what is there outside any
+    /// sandbox; see [`Workspace::protect_git`](super::Workspace::protect_git).
+    #[error(
+        "`{path}` is in `{protected}`, part of a git repository that the file tools do not write: \
+         git runs hooks (`.git/hooks`, or the directory `core.hooksPath` names) outside any sandbox, \
+         `.git/config` can name programs for git to run (`core.fsmonitor`, `core.sshCommand`), and a \
+         `.git` file can point git at another directory; change a repository with git itself"
+    )]
+    GitProtected {
+        /// The path.
+        path: String,
+        /// The git directory (or hooks directory) it lies in.
+        protected: String,
+    },
+    /// An append to a file with more than one hard link: it would change the file under
+    /// its other names too, which may lie outside the workspace.
+    #[error(
+        "`{path}` has {links} hard links, so appending would also change the file under its other \
+         names, which may lie outside the workspace; write the whole content with mode \"overwrite\", \
+         which replaces this name only"
+    )]
+    HardLinked {
+        /// The path.
+        path: String,
+        /// How many names the file has.
+        links: u64,
+    },
     /// Another file operation failed.
     #[error("`{path}`: {source}")]
     Io {

@@ -8,16 +8,22 @@
 //! symbolic link would leave the root, at the moment of the open. The path checks here
 //! come first only to give clear messages.
 //!
-//! Writes are atomic ([`WriteMode`]), the workspace can be read-only, and subpaths can be
-//! protected from the write tools.
+//! Writes are atomic ([`WriteMode`]), the workspace can be read-only, and parts of it can
+//! be protected from the write tools ([`Workspace::protect`]): by default every git
+//! directory, since git runs the hooks and programs it names outside any sandbox (see
+//! [`Workspace::protect_git`] for what that covers and what it does not). An append,
+//! the one write that changes a file in place, refuses a file with more than one hard
+//! link, since the other names of the file may lie outside the workspace.
 
 mod error;
+mod git;
 mod path;
+mod protect;
 mod write;
 
 use std::ffi::OsStr;
 use std::io::{self, Read as _};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use cap_std::ambient_authority;
@@ -25,6 +31,8 @@ use cap_std::fs::{Dir, File, Metadata, OpenOptions, OpenOptionsExt as _};
 
 pub use error::WorkspaceError;
 pub use write::WriteMode;
+
+use protect::{Protection, Reason};
 
 /// A workspace directory and a capability handle to it. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -36,7 +44,7 @@ pub struct Workspace {
     given_root: Arc<Path>,
     dir: Arc<Dir>,
     read_only: bool,
-    protected: Arc<[PathBuf]>,
+    protected: Arc<[Protection]>,
 }
 
 /// What a write did.
@@ -62,7 +70,8 @@ pub struct OpenedFile {
 }
 
 impl Workspace {
-    /// Opens `root` (made absolute and canonical) as the workspace.
+    /// Opens `root` (made absolute and canonical) as the workspace, with its git
+    /// directories protected ([`protect_git`](Self::protect_git)).
     pub fn open(root: impl AsRef<Path>) -> Result<Self, WorkspaceError> {
         let given = root.as_ref();
         let open_error = |source| WorkspaceError::Open {
@@ -72,13 +81,14 @@ impl Workspace {
         let canonical = given.canonicalize().map_err(open_error)?;
         let absolute = std::path::absolute(given).map_err(open_error)?;
         let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(open_error)?;
-        Ok(Self {
+        let workspace = Self {
             root: canonical.into(),
             given_root: absolute.into(),
             dir: Arc::new(dir),
             read_only: false,
             protected: Arc::from(Vec::new()),
-        })
+        };
+        Ok(workspace.protect_git(true))
     }
 
     /// Makes the workspace read-only: every write fails with [`WorkspaceError::ReadOnly`].
@@ -87,14 +97,63 @@ impl Workspace {
         self
     }
 
-    /// Protects a subpath (relative to the root, e.g. the memory database's directory)
-    /// from writes: writing it or anything below it fails with
-    /// [`WorkspaceError::Protected`]. Reads are unaffected.
-    pub fn protect(mut self, subpath: impl AsRef<Path>) -> Self {
-        let subpath = subpath.as_ref();
-        let relative = subpath.strip_prefix(&self.root).unwrap_or(subpath);
+    /// Protects part of the workspace from writes: the paths matching `pattern` and
+    /// everything below them; writing there fails with [`WorkspaceError::Protected`].
+    /// Reads are unaffected.
+    ///
+    /// The pattern is a path relative to the root (an absolute one under the root is
+    /// made relative; one outside has no effect, as nothing outside can be written
+    /// anyway) whose components may hold `*` and `?`, or be `**` for any number of
+    /// directories: `"memory"`, `"**/.env"`, `"secrets/*.pem"`. Names are compared
+    /// without regard to ASCII case. Symbolic links do not get around it: every directory
+    /// a write passes through is compared as written and as resolved.
+    pub fn protect(self, pattern: impl AsRef<Path>) -> Self {
+        let pattern = pattern.as_ref();
+        let relative = match pattern.is_absolute() {
+            true => match [&self.root, &self.given_root]
+                .iter()
+                .find_map(|root| pattern.strip_prefix(root).ok())
+            {
+                Some(relative) => relative.to_path_buf(),
+                None => return self,
+            },
+            false => pattern.to_path_buf(),
+        };
+        self.with_protection(Protection::new(&relative, Reason::Asked))
+    }
+
+    /// Whether git's directories are protected from writes (the default): every `.git`
+    /// directory or file at any depth, and, read now, the workspace repository's git
+    /// directory when the root's `.git` points elsewhere inside (a link, a `gitdir:` file)
+    /// and the hooks directory its configuration names (`core.hooksPath`). Git runs the hooks
+    /// and the programs its configuration names outside any sandbox, so a hook written
+    /// by an agent would run when the user next commits.
+    ///
+    /// What this stops and what it does not (`exec`, planted bare repositories, global
+    /// git configuration, hook managers' scripts) is in the README's section on the file
+    /// tools.
+    pub fn protect_git(mut self, yes: bool) -> Self {
+        let kept: Vec<Protection> = self
+            .protected
+            .iter()
+            .filter(|protection| protection.reason != Reason::Git)
+            .cloned()
+            .collect();
+        self.protected = kept.into();
+        if !yes {
+            return self;
+        }
+        let parts = git::repository_parts(&self.dir, &self.root);
+        std::iter::once(PathBuf::from(git::GIT_DIRS))
+            .chain(parts)
+            .fold(self, |workspace, part| {
+                workspace.with_protection(Protection::new(&part, Reason::Git))
+            })
+    }
+
+    fn with_protection(mut self, protection: Protection) -> Self {
         let mut protected = self.protected.to_vec();
-        protected.push(path::normalized(relative));
+        protected.push(protection);
         self.protected = protected.into();
         self
     }
@@ -192,7 +251,10 @@ impl Workspace {
     ///
     /// A path that is a symbolic link is written at the link's target when that lies
     /// inside the workspace; a link pointing out, or to nothing, is refused.
-    /// [`WriteMode::Overwrite`] is atomic and keeps the file's permissions.
+    /// [`WriteMode::Overwrite`] is atomic and keeps the file's permissions; it replaces
+    /// the name, so other hard links to the old file keep the old content.
+    /// [`WriteMode::Append`] refuses a file with more than one hard link
+    /// ([`WorkspaceError::HardLinked`]).
     pub fn write_file(
         &self,
         path: &str,
@@ -211,7 +273,15 @@ impl Workspace {
             self.dir.create_dir_all(parent).map_err(io_error)?;
             self.dir.open_dir(parent).map_err(io_error)?
         };
-        let created = write::write_in(&parent_dir, name, contents, mode).map_err(io_error)?;
+        let created = write::write_in(&parent_dir, name, contents, mode).map_err(|source| {
+            match write::hard_links(&source) {
+                Some(links) => WorkspaceError::HardLinked {
+                    path: shown.clone(),
+                    links,
+                },
+                None => io_error(source),
+            }
+        })?;
         Ok(Written {
             path: target,
             created,
@@ -241,47 +311,76 @@ impl Workspace {
             Err(error) if error.kind() == io::ErrorKind::NotFound => relative.to_path_buf(),
             Err(error) => return Err(WorkspaceError::from_io(&shown, error)),
         };
-        self.check_unprotected(&target)?;
+        self.check_unprotected(relative, &target)?;
         Ok(target)
     }
 
-    /// Refuses a target inside a protected subpath, comparing canonical paths so that a
-    /// symbolic link to a protected directory does not get around it.
+    /// Refuses a write to `relative` (landing at `target`) that passes through a
+    /// protected part of the workspace.
     ///
     /// Every directory on the way counts, not only the target, since missing parents are
     /// created as written: those of `prot/new/../../f` would be made inside `prot`, and
-    /// those of `link/new/f` inside `prot` when `link` points there (a missing parent
-    /// cannot be canonicalized, so the target's own check sees only `link/new/f`).
-    fn check_unprotected(&self, target: &Path) -> Result<(), WorkspaceError> {
+    /// those of `link/new/f` inside `prot` when `link` points there. Each is compared
+    /// twice: as the model wrote it (so a `.git` that is a symbolic link to another
+    /// directory is still `.git`, as git sees it) and as the kernel resolves it, links
+    /// followed and `..` applied to where they led (so a link to `.git/hooks`, or
+    /// `new/../link` with `link` pointing into a protected directory, is caught).
+    fn check_unprotected(&self, relative: &Path, target: &Path) -> Result<(), WorkspaceError> {
         if self.protected.is_empty() {
             return Ok(());
         }
-        let mut prefix = PathBuf::new();
-        let found = target.components().find_map(|part| {
-            prefix.push(part);
-            self.protecting(&prefix)
-        });
-        match found {
-            Some(protected) => Err(WorkspaceError::Protected {
-                path: Self::display(target),
-                protected: Self::display(protected),
-            }),
-            None => Ok(()),
+        let mut written = PathBuf::new();
+        let mut resolved = PathBuf::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(name) => {
+                    written.push(name);
+                    resolved.push(name);
+                    self.follow_last(&mut resolved);
+                    if let Some(error) = self
+                        .protecting(&written, target)
+                        .or_else(|| self.protecting(&resolved, target))
+                    {
+                        return Err(error);
+                    }
+                }
+                Component::ParentDir => {
+                    written.pop();
+                    resolved.pop();
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces `resolved` by its target (relative to the root) if its last component is
+    /// a symbolic link that resolves inside; a dangling link, or one pointing out, stays
+    /// as it is, since the write through it is refused anyway.
+    fn follow_last(&self, resolved: &mut PathBuf) {
+        let is_link = self
+            .dir
+            .symlink_metadata(&*resolved)
+            .is_ok_and(|metadata| metadata.is_symlink());
+        if let Some(target) = is_link.then(|| self.dir.canonicalize(&*resolved).ok()).flatten() {
+            *resolved = target;
         }
     }
 
-    /// The protected subpath `path` is in, if any, compared canonically.
-    fn protecting(&self, path: &Path) -> Option<&PathBuf> {
-        let canonical = match split(path) {
-            Some((parent, name)) if !parent.as_os_str().is_empty() => match self.dir.canonicalize(parent) {
-                Ok(parent) => parent.join(name),
-                Err(_) => path::normalized(path),
-            },
-            _ => path::normalized(path),
-        };
-        self.protected
-            .iter()
-            .find(|protected| canonical.starts_with(protected))
+    /// The error for a write to `target` when `path` or a directory it lies in is
+    /// protected.
+    fn protecting(&self, path: &Path, target: &Path) -> Option<WorkspaceError> {
+        path.ancestors().find_map(|ancestor| {
+            let protection = self
+                .protected
+                .iter()
+                .find(|protection| protection.matches(ancestor))?;
+            let (path, protected) = (Self::display(target), Self::display(ancestor));
+            Some(match protection.reason {
+                Reason::Git => WorkspaceError::GitProtected { path, protected },
+                Reason::Asked => WorkspaceError::Protected { path, protected },
+            })
+        })
     }
 }
 

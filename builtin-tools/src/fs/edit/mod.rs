@@ -5,11 +5,18 @@
 //! points at the closest region and how similar it is, so the next attempt can copy it
 //! exactly. Several edits apply all or nothing. The file keeps its line endings (CRLF
 //! stays CRLF) and whether it ends with a newline.
+//!
+//! What a hostile edit could make expensive is bounded: the file read (16 MiB), the
+//! result (16 MiB, checked before it is built), the diff's time (a deadline, after which
+//! `similar` approximates and the output says so) and its text (64 KiB kept, the rest
+//! only counted), and the near-miss hint (`closest.rs`).
 
 mod apply;
 mod closest;
 
+use std::fmt::Write as _;
 use std::io::Read as _;
+use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,8 +26,11 @@ use apply::{Change, Document};
 
 /// Most diff text returned.
 const MAX_DIFF_BYTES: usize = 64 * 1024;
-/// Largest file edited (it is held in memory, twice, while the edits apply).
+/// Largest file edited, and largest result written (each is held in memory, twice,
+/// while the edits apply).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Longest the diff may take to compute before `similar` approximates it.
+const DIFF_TIME: Duration = Duration::from_secs(1);
 
 /// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
 /// `new_text` inserted before `start_line`.
@@ -61,7 +71,7 @@ pub struct EditFileArgs {
 pub fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
     let changes = changes(args.edit, args.edits)?;
     let (shown, original) = read_text(ws, &args.path)?;
-    let mut document = Document::new(&original);
+    let mut document = Document::new(&original, MAX_FILE_BYTES as usize);
     let mut summary = Vec::new();
     for (index, change) in changes.iter().enumerate() {
         let done = document.apply(change).map_err(|problem| {
@@ -142,20 +152,70 @@ fn changes(single: Edit, list: Option<Vec<Edit>>) -> Result<Vec<Change>, ToolErr
 }
 
 /// A unified diff with three lines of context, capped; CRs are left out so CRLF files
-/// read like any other.
+/// read like any other. A diff that ran out of time is correct but may show more lines
+/// as changed than were, and says so.
 fn diff(shown: &str, before: &str, after: &str) -> String {
     let before = before.replace("\r\n", "\n");
     let after = after.replace("\r\n", "\n");
-    let text = similar::TextDiff::from_lines(&before, &after)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string();
-    if text.len() <= MAX_DIFF_BYTES {
-        return text;
+    let deadline = Instant::now() + DIFF_TIME;
+    let diff = similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(&before, &after);
+    let ran_out = Instant::now() > deadline;
+    let mut text = Capped::new(MAX_DIFF_BYTES);
+    // Writing to a `Capped` cannot fail.
+    let _ = write!(
+        text,
+        "{}",
+        diff.unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{shown}"), &format!("b/{shown}"))
+    );
+    let mut out = text.kept;
+    if text.total > out.len() {
+        let _ = writeln!(out, "\n[diff cut at {} of {} bytes]", out.len(), text.total);
     }
-    let kept = super::format::prefix_within(&text, MAX_DIFF_BYTES);
-    format!("{kept}\n[diff cut at {} of {} bytes]\n", kept.len(), text.len())
+    if ran_out {
+        let _ = writeln!(
+            out,
+            "[the diff took over {} s to compute and was approximated: it may show more lines as changed than were]",
+            DIFF_TIME.as_secs()
+        );
+    }
+    out
+}
+
+/// Text written in pieces, of which the first `max` bytes are kept and the rest only
+/// counted, so a huge diff is never held whole.
+struct Capped {
+    kept: String,
+    total: usize,
+    max: usize,
+    full: bool,
+}
+
+impl Capped {
+    fn new(max: usize) -> Self {
+        Self {
+            kept: String::new(),
+            total: 0,
+            max,
+            full: false,
+        }
+    }
+}
+
+impl std::fmt::Write for Capped {
+    fn write_str(&mut self, piece: &str) -> std::fmt::Result {
+        self.total += piece.len();
+        if !self.full {
+            let room = self.max - self.kept.len();
+            let fitting = super::format::prefix_within(piece, room);
+            self.kept.push_str(fitting);
+            self.full = fitting.len() < piece.len();
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -118,3 +118,18 @@ fn directories_missing_files_and_escapes() {
     let error = read(&ws, "leak", None, None).unwrap_err();
     assert!(error.contains("outside the workspace"), "{error}");
 }
+
+#[test]
+fn a_line_longer_than_memory_should_hold_is_shown_cut_with_its_length() {
+    let (temp, ws) = setup();
+    let line = format!("{}é{}", "x".repeat(1999), "y".repeat(5_000_000));
+    std::fs::write(temp.path().join("one.txt"), format!("{line}\r\nsecond\n")).unwrap();
+    let page = read(&ws, "one.txt", None, None).unwrap();
+    let expected_first = format!("{}é… [line cut: 5000000 more characters]", "x".repeat(1999));
+    assert_eq!(
+        page,
+        format!("`one.txt`: lines 1-2 of 2\n     1\t{expected_first}\n     2\tsecond\n")
+    );
+    let page = read(&ws, "one.txt", Some(2), None).unwrap();
+    assert_eq!(page, "`one.txt`: lines 2-2 of 2\n     2\tsecond\n");
+}

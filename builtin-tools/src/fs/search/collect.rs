@@ -6,7 +6,7 @@
 //! before it in its own thread are a subset of the files before it overall. Totals count
 //! everything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 use std::path::PathBuf;
 
@@ -32,6 +32,8 @@ pub(super) struct Totals {
     pub(super) files: u64,
     /// Files and directories that could not be read.
     pub(super) unreadable: u64,
+    /// Files skipped for a line longer than the searcher holds.
+    pub(super) long_lines: u64,
 }
 
 impl AddAssign for Totals {
@@ -39,6 +41,7 @@ impl AddAssign for Totals {
         self.results += other.results;
         self.files += other.files;
         self.unreadable += other.unreadable;
+        self.long_lines += other.long_lines;
     }
 }
 
@@ -49,7 +52,12 @@ pub(super) struct Collected<T> {
     files: BTreeMap<PathBuf, T>,
     kept: usize,
     totals: Totals,
+    /// The first files (in path order) skipped for a long line, to name them.
+    long_lines: BTreeSet<PathBuf>,
 }
+
+/// Files skipped for a long line that are named.
+pub(super) const NAMED_LONG_LINES: usize = 5;
 
 impl<T: Hits> Collected<T> {
     /// An empty collection keeping about `limit` results.
@@ -59,6 +67,7 @@ impl<T: Hits> Collected<T> {
             files: BTreeMap::new(),
             kept: 0,
             totals: Totals::default(),
+            long_lines: BTreeSet::new(),
         }
     }
 
@@ -76,6 +85,16 @@ impl<T: Hits> Collected<T> {
         self.totals.unreadable += 1;
     }
 
+    /// Counts a file skipped because a line is longer than the searcher holds, naming
+    /// it if it is among the first few.
+    pub(super) fn long_line(&mut self, path: PathBuf) {
+        self.totals.long_lines += 1;
+        self.long_lines.insert(path);
+        if self.long_lines.len() > NAMED_LONG_LINES {
+            self.long_lines.pop_last();
+        }
+    }
+
     /// Merges the collections of the walk's threads.
     pub(super) fn merge(limit: usize, parts: impl IntoIterator<Item = Self>) -> Self {
         let mut merged = Self::new(limit);
@@ -83,14 +102,19 @@ impl<T: Hits> Collected<T> {
             merged.totals += part.totals;
             merged.kept += part.kept;
             merged.files.extend(part.files);
+            merged.long_lines.extend(part.long_lines);
+            while merged.long_lines.len() > NAMED_LONG_LINES {
+                merged.long_lines.pop_last();
+            }
             merged.prune();
         }
         merged
     }
 
-    /// The kept files in path order, and the totals.
-    pub(super) fn into_parts(self) -> (BTreeMap<PathBuf, T>, Totals) {
-        (self.files, self.totals)
+    /// The kept files in path order, the totals, and the first files skipped for a
+    /// long line.
+    pub(super) fn into_parts(self) -> (BTreeMap<PathBuf, T>, Totals, BTreeSet<PathBuf>) {
+        (self.files, self.totals, self.long_lines)
     }
 
     /// Drops the last files while the files before them hold `limit` results.

@@ -3,6 +3,12 @@
 //! Each walk thread owns a clone of the matcher and of the searcher (with its buffers), so
 //! nothing is shared or allocated per file but the file's own results. Files are opened
 //! through the workspace capability and the opened handle is what gets searched.
+//!
+//! The searcher holds whole lines (with their context) in its buffer, which grows to fit
+//! the longest: a 4 GiB file without a newline would have taken 4 GiB. Its heap is
+//! limited to [`MAX_LINE_BYTES`] (per walk thread; memory maps, which would avoid the
+//! copy, stay off because a file truncated under a map kills the process with
+//! `SIGBUS`), and a file with a longer line is skipped and named in the output.
 
 mod sink;
 
@@ -17,6 +23,10 @@ pub(super) use self::sink::{Entry, FileLines, LineKind};
 use self::sink::LineSink;
 use super::collect::Collected;
 use super::walk::{FileVisitor, Walk};
+
+/// The most a searcher holds of a file at once: a file with a longer line (or a match
+/// with its context longer than this) is skipped and reported.
+pub(super) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// A compiled content search.
 pub(super) struct Query {
@@ -52,6 +62,7 @@ impl Query {
             .before_context(context.into())
             .after_context(context.into())
             .memory_map(MmapChoice::never())
+            .heap_limit(Some(MAX_LINE_BYTES))
             .build();
         Ok(Self { matcher, searcher })
     }
@@ -91,6 +102,13 @@ impl<'a> Visitor<'a> {
     }
 }
 
+/// Whether a search stopped because a line did not fit the heap limit. grep-searcher
+/// has no error kind for it, only this message (`configured allocation limit (N)
+/// exceeded`).
+fn is_over_heap_limit(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::Other && error.to_string().contains("configured allocation limit")
+}
+
 impl FileVisitor for Visitor<'_> {
     fn visit(&mut self, relative: &Path) {
         // Not valid UTF-8: the workspace only opens paths a model could have written.
@@ -104,9 +122,12 @@ impl FileVisitor for Visitor<'_> {
                     self.found.add(opened.path, lines, found);
                 }
             }
-            Err(_) => {
+            Err(error) => {
                 self.sink.take();
-                self.found.unreadable();
+                match is_over_heap_limit(&error) {
+                    true => self.found.long_line(opened.path),
+                    false => self.found.unreadable(),
+                }
             }
         }
     }

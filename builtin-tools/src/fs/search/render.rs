@@ -1,13 +1,15 @@
 //! The text a model reads: results in ripgrep's format, then one line of totals that
 //! says what was left out and how to see it.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tool_core::Workspace;
 
 use super::MAX_RESULTS;
 use super::collect::{Collected, Totals};
+use super::content::MAX_LINE_BYTES;
 use super::content::{Entry, FileLines, LineKind};
 
 /// Lines longer than this many characters are clipped.
@@ -26,11 +28,12 @@ pub(super) struct Request<'a> {
 /// Content mode: `path:line: text` for matches, `path-line- text` for context, `--`
 /// between groups that are not adjacent.
 pub(super) fn content(request: &Request<'_>, found: Collected<FileLines>, with_context: bool) -> String {
-    let (files, totals) = found.into_parts();
+    let (files, totals, long_lines) = found.into_parts();
+    let skipped = Skipped { totals, long_lines };
     if totals.results == 0 {
         return nothing(
             format!("no matches for `{}` in {}", clip(request.pattern), scope(request)),
-            totals,
+            &skipped,
         );
     }
     let mut out = String::new();
@@ -58,16 +61,17 @@ pub(super) fn content(request: &Request<'_>, found: Collected<FileLines>, with_c
             count(totals.files, "file", "files")
         )
     };
-    finish(out, summary, totals)
+    finish(out, summary, &skipped)
 }
 
 /// Files mode: one path per line.
 pub(super) fn files(request: &Request<'_>, found: Collected<()>) -> String {
-    let (files, totals) = found.into_parts();
+    let (files, totals, long_lines) = found.into_parts();
+    let skipped = Skipped { totals, long_lines };
     if totals.results == 0 {
         return nothing(
             format!("no files match `{}` in {}", clip(request.pattern), scope(request)),
-            totals,
+            &skipped,
         );
     }
     let mut out = String::new();
@@ -81,7 +85,7 @@ pub(super) fn files(request: &Request<'_>, found: Collected<()>) -> String {
     } else {
         count(totals.results, "file", "files")
     };
-    finish(out, summary, totals)
+    finish(out, summary, &skipped)
 }
 
 /// `line`, or its first [`MAX_LINE_CHARS`] characters and how many were cut.
@@ -133,25 +137,57 @@ fn capped(shown: usize, total: &str, files: u64) -> String {
     summary
 }
 
-/// The results, a blank line, the summary and the unreadable files.
-fn finish(mut out: String, summary: String, totals: Totals) -> String {
+/// What was not searched, for the last lines of the output.
+struct Skipped {
+    totals: Totals,
+    /// The first files skipped for a long line.
+    long_lines: BTreeSet<PathBuf>,
+}
+
+impl Skipped {
+    /// The lines about files that could not be read or were skipped, if any.
+    fn lines(&self) -> String {
+        let mut out = String::new();
+        if self.totals.unreadable > 0 {
+            let _ = write!(
+                out,
+                "\n{} could not be read",
+                count(self.totals.unreadable, "file", "files")
+            );
+        }
+        if self.totals.long_lines > 0 {
+            let mut names: Vec<String> = self
+                .long_lines
+                .iter()
+                .map(|path| format!("`{}`", Workspace::display(path)))
+                .collect();
+            let unnamed = self.totals.long_lines - names.len() as u64;
+            if unnamed > 0 {
+                names.push(format!("and {unnamed} more"));
+            }
+            let _ = write!(
+                out,
+                "\n{} not searched: a line is longer than {} MiB ({}); read_file shows such files in part",
+                count(self.totals.long_lines, "file", "files"),
+                MAX_LINE_BYTES / (1024 * 1024),
+                names.join(", ")
+            );
+        }
+        out
+    }
+}
+
+/// The results, a blank line, the summary and what was not searched.
+fn finish(mut out: String, summary: String, skipped: &Skipped) -> String {
     out.push('\n');
     out.push_str(&summary);
-    out.push_str(&unreadable(totals));
+    out.push_str(&skipped.lines());
     out
 }
 
 /// Nothing found: a sentence, not an error.
-fn nothing(message: String, totals: Totals) -> String {
-    message + &unreadable(totals)
-}
-
-/// The line about unreadable files, if any.
-fn unreadable(totals: Totals) -> String {
-    match totals.unreadable {
-        0 => String::new(),
-        n => format!("\n{} could not be read", count(n, "file", "files")),
-    }
+fn nothing(message: String, skipped: &Skipped) -> String {
+    message + &skipped.lines()
 }
 
 /// Where the search looked, for a sentence.

@@ -264,12 +264,12 @@ fn a_proposed_path_through_a_link_out_is_not_read() {
     let query = content::Query::new("TOPSECRET", None, None, 0).expect("query");
     let mut searcher = content::Visitor::new(&ws, &query, 10);
     searcher.visit(proposed);
-    let (found, totals) = searcher.into_found().into_parts();
+    let (found, totals, _) = searcher.into_found().into_parts();
     assert!(found.is_empty() && totals.results == 0 && totals.unreadable == 1);
     let pattern = PathGlob::new("*").expect("glob");
     let mut lister = files::Visitor::new(&ws, &pattern, 10);
     lister.visit(proposed);
-    let (found, totals) = lister.into_found().into_parts();
+    let (found, totals, _) = lister.into_found().into_parts();
     assert!(found.is_empty() && totals.results == 0 && totals.unreadable == 1);
 }
 
@@ -356,5 +356,28 @@ fn files_the_workspace_cannot_open_are_counted() {
     assert_eq!(
         out,
         "ok.txt:1: hit\n\n1 match in 1 file\n1 file could not be read"
+    );
+}
+
+#[test]
+fn a_file_with_a_line_too_long_to_hold_is_skipped_and_named() {
+    let long = format!("{}needle\n", "x".repeat(super::content::MAX_LINE_BYTES + 1));
+    let (_dir, ws) = workspace(&[("a.txt", "needle\n"), ("huge.min.js", &long)]);
+    let out = search(&ws, json!({"pattern": "needle"}));
+    assert_eq!(
+        out,
+        "a.txt:1: needle\n\n1 match in 1 file\n1 file not searched: a line is longer than 4 MiB \
+         (`huge.min.js`); read_file shows such files in part"
+    );
+    let (_dir, ws) = workspace(
+        &(0..7)
+            .map(|n| (["z", "y", "x", "w", "v", "u", "t"][n], long.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    let out = search(&ws, json!({"pattern": "nothing"}));
+    assert_eq!(
+        out,
+        "no matches for `nothing` in the workspace\n7 files not searched: a line is longer than 4 MiB \
+         (`t`, `u`, `v`, `w`, `x`, and 2 more); read_file shows such files in part"
     );
 }

@@ -196,3 +196,19 @@ fn a_killed_writer_leaves_a_readable_database() {
     let found = runtime.block_on(store.search("steady payload", &strings(&["kill-test"]), 50));
     assert_eq!(found.unwrap().hits.len(), 50);
 }
+
+#[test]
+fn sqlite_itself_refuses_a_path_through_a_link() {
+    // The second line behind the checks of `no_links`, for a link swapped in between the
+    // check and the open: SQLite resolves the path and refuses any link in it.
+    let temp = tempfile::tempdir().unwrap();
+    let base = temp.path().canonicalize().unwrap();
+    std::fs::create_dir(base.join("real")).unwrap();
+    std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
+    let error = match super::super::store::open_connection(&base.join("link/memory.db")) {
+        Ok(_) => panic!("SQLite opened a database through a symbolic link"),
+        Err(error) => error.to_string(),
+    };
+    assert!(error.contains("goes through a symbolic link"), "{error}");
+    assert_eq!(std::fs::read_dir(base.join("real")).unwrap().count(), 0);
+}

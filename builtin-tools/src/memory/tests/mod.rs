@@ -16,7 +16,7 @@ struct Setup {
 
 fn setup() -> Setup {
     let temp = tempfile::tempdir().unwrap();
-    let store = MemoryStore::open_in(temp.path()).unwrap();
+    let store = MemoryStore::open(temp.path().join("memory.db")).unwrap();
     Setup { temp, store }
 }
 

@@ -150,9 +150,9 @@ async fn store_failures_are_reported_as_store_errors() {
 }
 
 #[tokio::test]
-async fn the_default_database_is_in_the_workspace_and_clones_share_it() {
+async fn the_store_is_one_wal_file_and_clones_share_it() {
     let Setup { temp, store } = setup();
-    let path = temp.path().join(".agent-tools/memory.db");
+    let path = temp.path().join("memory.db");
     assert_eq!(store.path(), path);
     assert!(path.is_file());
     assert_eq!(

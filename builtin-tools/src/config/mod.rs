@@ -201,7 +201,7 @@ impl MediaSection {
         if let Some(types) = &self.allowed_types {
             limits = limits.allowed_types(types.iter().cloned());
         }
-        limits
+        limits.allowed_channels(self.allowed_channels.iter().cloned())
     }
 }
 

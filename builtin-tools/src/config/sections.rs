@@ -226,6 +226,9 @@ pub struct MediaSection {
     pub max_file_bytes: Option<u64>,
     /// Media types that may be sent (as detected from content).
     pub allowed_types: Option<Vec<String>>,
+    /// Channels a call may name besides the default one; empty (the default) allows only
+    /// the default channel.
+    pub allowed_channels: Vec<String>,
 }
 
 /// `[media.telegram]`.

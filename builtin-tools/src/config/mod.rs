@@ -150,6 +150,8 @@ impl SubagentsSection {
     fn manager(&self, runner: OpenAiCompatibleRunner, registry: ToolRegistry) -> LocalSubagents {
         LocalSubagents::builder(runner, registry)
             .max_concurrent(self.max_concurrent)
+            .max_queued(self.max_queued)
+            .max_per_session(self.max_per_session)
             .timeout(self.timeout)
             .build()
     }

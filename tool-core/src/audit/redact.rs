@@ -8,9 +8,9 @@
 //! - Every other string is searched for secrets inside it (token shapes, URL
 //!   credentials, `Authorization:` headers, `NAME=value` assignments), and only they are
 //!   replaced, so a command stays readable.
-//! - The error text is searched the same way, and loses every value the arguments had
-//!   under a secret key: a tool that quotes its argument back (`invalid key hunter2`)
-//!   does not leak it through the error.
+//! - The error text is searched the same way, and loses the values the arguments had
+//!   under a secret key (the first 32): a tool that quotes its argument back
+//!   (`invalid key hunter2`) does not leak it through the error.
 //!
 //! Long strings are searched before they are cut (a window past the cut, so a secret
 //! that straddles it is not left half shown).
@@ -29,6 +29,10 @@ const SEARCH_PAST_CUT: usize = 4096;
 /// Shortest value remembered as a known secret for the error text: shorter strings
 /// would redact ordinary words.
 const MIN_KNOWN_SECRET: usize = 4;
+
+/// Most values remembered as known secrets: each costs a search of the error text, and
+/// arguments can hold any number of them.
+const MAX_KNOWN_SECRETS: usize = 32;
 
 /// Redacts and caps arguments for the audit log.
 #[derive(Debug, Clone)]
@@ -138,7 +142,9 @@ fn names_a_secret(map: &Map<String, Value>) -> bool {
 /// Keeps the strings of a redacted value, to take them out of the error text as well.
 fn remember(value: &Value, secrets: &mut Vec<String>) {
     match value {
-        Value::String(text) if text.len() >= MIN_KNOWN_SECRET => secrets.push(text.clone()),
+        Value::String(text) if text.len() >= MIN_KNOWN_SECRET && secrets.len() < MAX_KNOWN_SECRETS => {
+            secrets.push(text.clone());
+        }
         Value::Array(items) => items.iter().for_each(|item| remember(item, secrets)),
         Value::Object(map) => map.values().for_each(|item| remember(item, secrets)),
         _ => {}
@@ -248,6 +254,13 @@ mod tests {
             redactor.error("login failed for hunter22 (token=abc)", &known),
             "login failed for [REDACTED] (token=[REDACTED])"
         );
+    }
+
+    #[test]
+    fn known_secrets_are_bounded() {
+        let many: Vec<String> = (0..10_000).map(|i| format!("secret-{i}")).collect();
+        let redacted = Redactor::new(4096).arguments(&json!({ "passwords": many }));
+        assert_eq!(redacted.secrets.len(), MAX_KNOWN_SECRETS);
     }
 
     #[test]

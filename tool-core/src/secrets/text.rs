@@ -135,15 +135,15 @@ pub fn redact_text(text: &str) -> Cow<'_, str> {
     let rules = &*RULES;
     let mut spans = Vec::new();
     let (mut shapes, mut urls, mut bearer) = (false, false, false);
-    let mut identifier_end = 0;
+    let mut looked_at = 0;
     for found in rules.triggers.find_iter(text) {
         match rules.kinds[found.pattern().as_usize()] {
             Trigger::Shape => shapes = true,
             Trigger::Url => urls = true,
             Trigger::Word => {
                 bearer = bearer || text[found.range()].eq_ignore_ascii_case("bearer");
-                if found.start() >= identifier_end {
-                    identifier_end = assignment(text, found.range(), &mut spans);
+                if found.start() >= looked_at {
+                    looked_at = assignment(text, found.range(), &mut spans);
                 }
             }
         }
@@ -201,8 +201,9 @@ fn is_name_byte(byte: u8) -> bool {
 
 /// Looks at the name around a secret word found at `word`: when it is a secret name
 /// assigned a value (`name=value`, `name: value`, `"name": "value"`, `--name value`,
-/// `?name=value`), adds the value's range to `spans`. Returns where the name ends, so
-/// other words inside the same name are not looked at again.
+/// `?name=value`), adds the value's range to `spans`. Returns where the name (or its
+/// value) ends: words inside either are not looked at again, which keeps the pass
+/// linear however many secret words a line holds.
 fn assignment(text: &str, word: Range<usize>, spans: &mut Vec<Range<usize>>) -> usize {
     let bytes = text.as_bytes();
     let start = bytes[..word.start]
@@ -224,10 +225,14 @@ fn assignment(text: &str, word: Range<usize>, spans: &mut Vec<Range<usize>>) -> 
     } else {
         is_secret_name(name)
     };
-    if secret && let Some(value) = assigned_value(bytes, end, in_query, name.starts_with('-')) {
-        spans.push(value);
+    match assigned_value(bytes, end, in_query, name.starts_with('-')).filter(|_| secret) {
+        Some(value) => {
+            let value_end = value.end;
+            spans.push(value);
+            value_end
+        }
+        None => end,
     }
-    end
 }
 
 /// The value assigned to the name that ends at `name_end`, if one is.

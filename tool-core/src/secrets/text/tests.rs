@@ -159,3 +159,20 @@ fn multibyte_text_around_secrets_survives() {
     let text = format!("clé «{AWS}» token=été");
     assert_eq!(redacted(&text), "clé «[REDACTED]» token=[REDACTED]");
 }
+
+/// A hostile text of a million secret words in one line (a tool error can be that
+/// long): each `token:` would take the rest of the line as its value, so looking at
+/// every one would be quadratic. It must end, and within a deadline a hang blows.
+#[test]
+fn many_secret_words_in_one_line_take_one_pass() {
+    let text = "token: ".repeat(1_000_000);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let redacted = redacted(&text);
+        let _ = sender.send(redacted);
+    });
+    let redacted = receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("redaction ends");
+    assert_eq!(redacted, "token: [REDACTED] ");
+}

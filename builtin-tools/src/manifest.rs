@@ -268,9 +268,9 @@ impl Builtins {
     /// only `task`, so make it complete: the goal, the relevant files or facts, and what
     /// to report.
     #[tool(open_world, enabled = self.subagents.is_some(), title = "Start sub-agent")]
-    async fn spawn(&self, args: agent::SpawnArgs) -> Result<String, ToolError> {
+    async fn spawn(&self, ctx: &ToolContext, args: agent::SpawnArgs) -> Result<String, ToolError> {
         match &self.subagents {
-            Some(manager) => agent::spawn(manager.as_ref(), args),
+            Some(manager) => agent::spawn(manager.as_ref(), ctx.session_id(), args),
             None => Err(ToolError::new("sub-agents are not configured")),
         }
     }

@@ -29,6 +29,7 @@ mod output;
 mod prose;
 pub mod registry;
 pub mod schema;
+pub mod secrets;
 mod spec;
 mod suggest;
 pub mod testing;

@@ -1,13 +1,22 @@
 //! Sub-agents in the background: the [`SubagentManager`] interface and
 //! [`LocalSubagents`], which runs them as tasks of this process.
+//!
+//! A model can call `spawn` in a loop, and every sub-agent costs model calls and tool
+//! runs, so [`LocalSubagents`] bounds them three ways: how many work at once (for the
+//! whole manager), how many of one session may wait for a free slot, and how many one
+//! session may start in all. A call beyond a bound is refused with a message saying
+//! which and why; nothing is started. Each sub-agent's time limit counts from its
+//! `spawn` call, so waiting for a slot uses it up too: a queue cannot hold work back
+//! for longer than the limit promises.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tool_core::ToolRegistry;
 
@@ -44,10 +53,49 @@ pub struct SubagentInfo {
     pub status: SubagentStatus,
 }
 
+/// What to start a sub-agent on, and for whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SpawnRequest {
+    /// The task, complete and self-contained.
+    pub task: String,
+    /// A label to recognize it by; the task's first words when `None`.
+    pub label: Option<String>,
+    /// The session of the agent that asked (from [`ToolContext::session_id`]), which
+    /// per-session limits count against; `None` is a session of its own.
+    ///
+    /// [`ToolContext::session_id`]: tool_core::ToolContext::session_id
+    pub session_id: Option<String>,
+}
+
+impl SpawnRequest {
+    /// A request for `task`, without a label or a session.
+    pub fn new(task: impl Into<String>) -> Self {
+        Self {
+            task: task.into(),
+            label: None,
+            session_id: None,
+        }
+    }
+
+    /// Sets the [`label`](Self::label).
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Sets the [`session_id`](Self::session_id).
+    pub fn session_id(mut self, session_id: impl Into<String>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+}
+
 /// Starts and tracks sub-agents; what the `spawn` tool talks to.
 pub trait SubagentManager: Send + Sync + 'static {
-    /// Starts a sub-agent on `task` and returns at once with its id and label.
-    fn spawn(&self, task: String, label: Option<String>) -> Result<SubagentInfo, String>;
+    /// Starts a sub-agent and returns at once with its id and label, or says why it
+    /// will not (a limit was reached).
+    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, String>;
     /// A sub-agent's status.
     fn status(&self, id: &str) -> Option<SubagentStatus>;
     /// Cancels a running sub-agent; false when there is none by that id.
@@ -59,9 +107,11 @@ pub trait SubagentManager: Send + Sync + 'static {
 /// Called with each sub-agent once it has finished.
 pub type CompletionCallback = Arc<dyn Fn(SubagentInfo) + Send + Sync>;
 
-/// Runs sub-agents as Tokio tasks of this process: at most `max_concurrent` at a time,
-/// each within a time limit and cancellable. Each gets the registry without `spawn`,
-/// so sub-agents cannot start sub-agents of their own (the depth limit).
+/// Runs sub-agents as Tokio tasks of this process: at most `max_concurrent` at a time
+/// (the others wait for a slot, at most `max_queued` of each session), at most
+/// `max_per_session` in all for one session, each within a time limit that counts from
+/// its `spawn` call, and cancellable. Each gets the registry without `spawn`, so
+/// sub-agents cannot start sub-agents of their own (the depth limit).
 ///
 /// The manager keeps the registry alive (the registry usually holds the `spawn` tool,
 /// which holds the manager).
@@ -74,10 +124,32 @@ struct Inner {
     runner: Arc<dyn AgentRunner>,
     registry: ToolRegistry,
     slots: Arc<Semaphore>,
-    timeout: Duration,
+    limits: Limits,
     next_id: AtomicU64,
-    agents: Mutex<BTreeMap<u64, Agent>>,
+    state: Mutex<State>,
     on_complete: Option<CompletionCallback>,
+}
+
+/// The bounds of a [`LocalSubagents`].
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_concurrent: usize,
+    max_queued: usize,
+    max_per_session: usize,
+    timeout: Duration,
+}
+
+#[derive(Default)]
+struct State {
+    agents: BTreeMap<u64, Agent>,
+    sessions: HashMap<Option<String>, SessionLoad>,
+}
+
+/// What one session has started and what of it waits for a slot.
+#[derive(Debug, Default)]
+struct SessionLoad {
+    started: usize,
+    queued: usize,
 }
 
 struct Agent {
@@ -88,7 +160,7 @@ struct Agent {
 
 impl LocalSubagents {
     /// Sub-agents run by `runner` with the tools of `registry` (minus `spawn`); at most
-    /// 4 at a time, 10 minutes each.
+    /// 4 at a time, 16 of a session waiting, 64 per session, 10 minutes each.
     pub fn new(runner: impl AgentRunner, registry: ToolRegistry) -> Self {
         Self::builder(runner, registry).build()
     }
@@ -98,18 +170,19 @@ impl LocalSubagents {
         LocalSubagentsBuilder {
             runner: Arc::new(runner),
             registry,
-            max_concurrent: 4,
-            timeout: Duration::from_secs(600),
+            limits: Limits {
+                max_concurrent: 4,
+                max_queued: 16,
+                max_per_session: 64,
+                timeout: Duration::from_secs(600),
+            },
             on_complete: None,
         }
     }
 
     /// Waits until a sub-agent has finished and returns its final status.
     pub async fn wait(&self, id: &str) -> Option<SubagentStatus> {
-        let mut status = {
-            let agents = self.inner.agents.lock().unwrap_or_else(PoisonError::into_inner);
-            agents.get(&parse_id(id)?)?.status.clone()
-        };
+        let mut status = self.inner.state().agents.get(&parse_id(id)?)?.status.clone();
         status
             .wait_for(SubagentStatus::is_finished)
             .await
@@ -118,26 +191,72 @@ impl LocalSubagents {
     }
 }
 
+impl Inner {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts a sub-agent of `session` in, or says which limit it hits; `queued` when
+    /// no slot is free, so it will wait for one.
+    fn admit(&self, state: &mut State, session: &Option<String>, queued: bool) -> Result<(), String> {
+        let limits = self.limits;
+        let load = state.sessions.entry(session.clone()).or_default();
+        if load.started >= limits.max_per_session {
+            return Err(format!(
+                "sub-agent not started: this session has started {}, the most one session may \
+                 (max_per_session); do the remaining work yourself",
+                sub_agents(load.started)
+            ));
+        }
+        if queued && load.queued >= limits.max_queued {
+            return Err(format!(
+                "sub-agent not started: no slot is free (the limit is {} at once) and this session already \
+                 has {} waiting for one, the most it may (max_queued); wait for results before starting more",
+                limits.max_concurrent,
+                sub_agents(load.queued)
+            ));
+        }
+        load.started += 1;
+        load.queued += usize::from(queued);
+        Ok(())
+    }
+}
+
 /// Settings of [`LocalSubagents`].
 #[must_use]
 pub struct LocalSubagentsBuilder {
     runner: Arc<dyn AgentRunner>,
     registry: ToolRegistry,
-    max_concurrent: usize,
-    timeout: Duration,
+    limits: Limits,
     on_complete: Option<CompletionCallback>,
 }
 
 impl LocalSubagentsBuilder {
-    /// At most `max` sub-agents work at once; others wait for a slot.
+    /// At most `max` sub-agents (of all sessions) work at once; others wait for a slot.
+    /// Default 4.
     pub fn max_concurrent(mut self, max: usize) -> Self {
-        self.max_concurrent = max.max(1);
+        self.limits.max_concurrent = max.max(1);
         self
     }
 
-    /// A sub-agent still working after `timeout` is stopped and fails.
+    /// At most `max` sub-agents of one session wait for a slot; a `spawn` beyond that is
+    /// refused. Default 16; 0 refuses any `spawn` while all slots are busy.
+    pub fn max_queued(mut self, max: usize) -> Self {
+        self.limits.max_queued = max;
+        self
+    }
+
+    /// At most `max` sub-agents are started for one session in all (finished ones
+    /// count); a `spawn` beyond that is refused. Default 64.
+    pub fn max_per_session(mut self, max: usize) -> Self {
+        self.limits.max_per_session = max;
+        self
+    }
+
+    /// A sub-agent that has not finished `timeout` after its `spawn` call — waiting
+    /// for a slot included — is stopped and fails. Default 10 minutes.
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+        self.limits.timeout = timeout;
         self
     }
 
@@ -154,10 +273,10 @@ impl LocalSubagentsBuilder {
             inner: Arc::new(Inner {
                 runner: self.runner,
                 registry: self.registry,
-                slots: Arc::new(Semaphore::new(self.max_concurrent)),
-                timeout: self.timeout,
+                slots: Arc::new(Semaphore::new(self.limits.max_concurrent)),
+                limits: self.limits,
                 next_id: AtomicU64::new(1),
-                agents: Mutex::new(BTreeMap::new()),
+                state: Mutex::new(State::default()),
                 on_complete: self.on_complete,
             }),
         }
@@ -167,51 +286,74 @@ impl LocalSubagentsBuilder {
 impl fmt::Debug for LocalSubagents {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalSubagents")
-            .field("timeout", &self.inner.timeout)
+            .field("limits", &self.inner.limits)
             .field("agents", &self.list().len())
             .finish()
     }
 }
 
 impl SubagentManager for LocalSubagents {
-    fn spawn(&self, task: String, label: Option<String>) -> Result<SubagentInfo, String> {
+    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, String> {
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| "sub-agents need a Tokio runtime".to_owned())?;
-        let number = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        // The time limit counts from here, the call, not from when a slot frees up.
+        let called = Instant::now();
+        let SpawnRequest {
+            task,
+            label,
+            session_id,
+        } = request;
+        let slot = self.inner.slots.clone().try_acquire_owned().ok();
         let label = label
             .filter(|label| !label.trim().is_empty())
             .unwrap_or_else(|| default_label(&task));
         let (sender, receiver) = watch::channel(SubagentStatus::Running);
         let cancel = CancellationToken::new();
-        let agent = Agent {
-            label: label.clone(),
-            status: receiver,
-            cancel: cancel.clone(),
+        let number = {
+            let mut state = self.inner.state();
+            self.inner.admit(&mut state, &session_id, slot.is_none())?;
+            let number = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            let agent = Agent {
+                label: label.clone(),
+                status: receiver,
+                cancel: cancel.clone(),
+            };
+            state.agents.insert(number, agent);
+            number
         };
-        self.inner
-            .agents
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(number, agent);
         let info = SubagentInfo {
             id: format_id(number),
             label,
             status: SubagentStatus::Running,
         };
-        runtime.spawn(run_agent(self.inner.clone(), info.clone(), task, cancel, sender));
+        let start = match slot {
+            Some(slot) => Start::Now(slot),
+            None => Start::Queued(Queued {
+                inner: self.inner.clone(),
+                session_id,
+            }),
+        };
+        let work = Work {
+            task,
+            cancel: cancel.clone(),
+            start,
+            called,
+        };
+        runtime.spawn(run_agent(self.inner.clone(), info.clone(), work, cancel, sender));
         Ok(info)
     }
 
     fn status(&self, id: &str) -> Option<SubagentStatus> {
-        let agents = self.inner.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        agents
+        let state = self.inner.state();
+        state
+            .agents
             .get(&parse_id(id)?)
             .map(|agent| agent.status.borrow().clone())
     }
 
     fn cancel(&self, id: &str) -> bool {
-        let agents = self.inner.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        match parse_id(id).and_then(|number| agents.get(&number)) {
+        let state = self.inner.state();
+        match parse_id(id).and_then(|number| state.agents.get(&number)) {
             Some(agent) if !agent.status.borrow().is_finished() => {
                 agent.cancel.cancel();
                 true
@@ -221,8 +363,9 @@ impl SubagentManager for LocalSubagents {
     }
 
     fn list(&self) -> Vec<SubagentInfo> {
-        let agents = self.inner.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        agents
+        let state = self.inner.state();
+        state
+            .agents
             .iter()
             .map(|(number, agent)| SubagentInfo {
                 id: format_id(*number),
@@ -233,11 +376,41 @@ impl SubagentManager for LocalSubagents {
     }
 }
 
-/// One sub-agent's life: wait for a slot, run within the time limit, report.
+/// A sub-agent's place in its session's queue; leaving the queue (with a slot, or by
+/// being cancelled or timing out first) frees the place.
+struct Queued {
+    inner: Arc<Inner>,
+    session_id: Option<String>,
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        if let Some(load) = self.inner.state().sessions.get_mut(&self.session_id) {
+            load.queued = load.queued.saturating_sub(1);
+        }
+    }
+}
+
+/// How a sub-agent gets its slot: one was free at the call, or it waits in the queue.
+enum Start {
+    Now(OwnedSemaphorePermit),
+    Queued(Queued),
+}
+
+/// What a sub-agent does once its task runs.
+struct Work {
+    task: String,
+    cancel: CancellationToken,
+    start: Start,
+    /// When `spawn` was called: the time limit counts from here.
+    called: Instant,
+}
+
+/// One sub-agent's life: wait for a slot, run until the deadline, report.
 async fn run_agent(
     inner: Arc<Inner>,
     mut info: SubagentInfo,
-    task: String,
+    work: Work,
     cancel: CancellationToken,
     status: watch::Sender<SubagentStatus>,
 ) {
@@ -246,7 +419,7 @@ async fn run_agent(
     let outcome = tokio::select! {
         biased;
         () = cancel.cancelled() => SubagentStatus::Cancelled,
-        outcome = work(&inner, &task, cancel.clone()) => outcome,
+        outcome = run(&inner, work) => outcome,
     };
     info.status = outcome.clone();
     status.send_replace(outcome);
@@ -255,15 +428,61 @@ async fn run_agent(
     }
 }
 
-async fn work(inner: &Inner, task: &str, cancel: CancellationToken) -> SubagentStatus {
-    let Ok(_slot) = inner.slots.clone().acquire_owned().await else {
-        return SubagentStatus::Failed("the sub-agent manager was shut down".into());
+async fn run(inner: &Inner, work: Work) -> SubagentStatus {
+    let Work {
+        task,
+        cancel,
+        start,
+        called,
+    } = work;
+    // How long it waited for its slot; `None` while it still waits.
+    let mut waited = matches!(start, Start::Now(_)).then_some(Duration::ZERO);
+    let running = async {
+        let _slot = match start {
+            Start::Now(slot) => slot,
+            Start::Queued(queued) => {
+                let slot = inner.slots.clone().acquire_owned().await;
+                drop(queued);
+                waited = Some(called.elapsed());
+                slot.map_err(|_| "the sub-agent manager was shut down".to_owned())?
+            }
+        };
+        let tools = inner.registry.filter(|spec| spec.name != "spawn");
+        inner.runner.run(task, tools, cancel).await
     };
-    let tools = inner.registry.filter(|spec| spec.name != "spawn");
-    match tokio::time::timeout(inner.timeout, inner.runner.run(task.to_owned(), tools, cancel)).await {
-        Ok(Ok(answer)) => SubagentStatus::Completed(answer),
-        Ok(Err(reason)) => SubagentStatus::Failed(reason),
-        Err(_) => SubagentStatus::Failed(format!("timed out after {:?}", inner.timeout)),
+    let timeout = inner.limits.timeout;
+    let outcome = match called.checked_add(timeout) {
+        Some(deadline) => tokio::time::timeout_at(deadline, running).await.ok(),
+        None => Some(running.await),
+    };
+    match outcome {
+        Some(Ok(answer)) => SubagentStatus::Completed(answer),
+        Some(Err(reason)) => SubagentStatus::Failed(reason),
+        None => SubagentStatus::Failed(timed_out(inner.limits, waited)),
+    }
+}
+
+/// Why a sub-agent timed out, with how much of its time went on waiting for a slot.
+fn timed_out(limits: Limits, waited: Option<Duration>) -> String {
+    let timeout = limits.timeout;
+    match waited {
+        None => format!(
+            "timed out after {timeout:?}, all of it waiting for a free slot (all {} were busy)",
+            limits.max_concurrent
+        ),
+        Some(waited) if waited >= Duration::from_millis(1) => {
+            let waited = Duration::from_millis(u64::try_from(waited.as_millis()).unwrap_or(u64::MAX));
+            format!("timed out after {timeout:?} ({waited:?} of it waiting for a free slot)")
+        }
+        Some(_) => format!("timed out after {timeout:?}"),
+    }
+}
+
+/// `1 sub-agent`, `2 sub-agents`.
+fn sub_agents(count: usize) -> String {
+    match count {
+        1 => "1 sub-agent".to_owned(),
+        count => format!("{count} sub-agents"),
     }
 }
 

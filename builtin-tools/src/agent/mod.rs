@@ -2,7 +2,8 @@
 //!
 //! The tool returns at once with the sub-agent's id; the result reaches the parent
 //! through the manager's completion callback. [`LocalSubagents`] runs sub-agents in
-//! this process with limits (concurrency, time, cancellation, no nested spawning);
+//! this process with limits (concurrency, queued and total per session, time from the
+//! call, cancellation, no nested spawning);
 //! [`OpenAiCompatibleRunner`] is an agent loop over any OpenAI-compatible endpoint.
 
 mod manager;
@@ -14,7 +15,8 @@ use serde::Deserialize;
 use tool_core::ToolError;
 
 pub use manager::{
-    CompletionCallback, LocalSubagents, LocalSubagentsBuilder, SubagentInfo, SubagentManager, SubagentStatus,
+    CompletionCallback, LocalSubagents, LocalSubagentsBuilder, SpawnRequest, SubagentInfo, SubagentManager,
+    SubagentStatus,
 };
 pub use openai::{DEFAULT_SYSTEM_PROMPT, OpenAiCompatibleRunner};
 pub use runner::AgentRunner;
@@ -30,14 +32,24 @@ pub struct SpawnArgs {
     pub label: Option<String>,
 }
 
-/// Starts a sub-agent and says how it will report.
-pub fn spawn(manager: &dyn SubagentManager, args: SpawnArgs) -> Result<String, ToolError> {
+/// Starts a sub-agent for the session `session_id` (whose limits it counts against) and
+/// says how it will report.
+pub fn spawn(
+    manager: &dyn SubagentManager,
+    session_id: Option<&str>,
+    args: SpawnArgs,
+) -> Result<String, ToolError> {
     if args.task.trim().is_empty() {
         return Err(ToolError::new(
             "`task` is empty; describe the work for the sub-agent",
         ));
     }
-    let info = manager.spawn(args.task, args.label).map_err(ToolError::new)?;
+    let request = SpawnRequest {
+        task: args.task,
+        label: args.label,
+        session_id: session_id.map(str::to_owned),
+    };
+    let info = manager.spawn(request).map_err(ToolError::new)?;
     Ok(format!(
         "Started sub-agent {} ({}). It works in the background; its result will be delivered when it finishes.",
         info.id, info.label

@@ -147,6 +147,8 @@ impl SubagentsSection {
     fn manager(&self, runner: OpenAiCompatibleRunner, registry: ToolRegistry) -> LocalSubagents {
         LocalSubagents::builder(runner, registry)
             .max_concurrent(self.max_concurrent)
+            .max_queued(self.max_queued)
+            .max_per_session(self.max_per_session)
             .timeout(self.timeout)
             .build()
     }
@@ -198,7 +200,7 @@ impl MediaSection {
         if let Some(types) = &self.allowed_types {
             limits = limits.allowed_types(types.iter().cloned());
         }
-        limits
+        limits.allowed_channels(self.allowed_channels.iter().cloned())
     }
 }
 

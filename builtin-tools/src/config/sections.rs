@@ -191,7 +191,13 @@ pub struct SubagentsSection {
     /// Most sub-agents working at once. Default 4.
     #[serde(default = "default_max_concurrent")]
     pub max_concurrent: usize,
-    /// Time limit per sub-agent. Default 10 minutes.
+    /// Most sub-agents of one session waiting for a free slot. Default 16.
+    #[serde(default = "default_max_queued")]
+    pub max_queued: usize,
+    /// Most sub-agents one session starts in all. Default 64.
+    #[serde(default = "default_max_per_session")]
+    pub max_per_session: usize,
+    /// Time limit per sub-agent, from its `spawn` call. Default 10 minutes.
     #[serde(
         default = "default_subagent_timeout",
         deserialize_with = "super::duration::parse"
@@ -209,6 +215,14 @@ fn default_max_iterations() -> usize {
 
 fn default_max_concurrent() -> usize {
     4
+}
+
+fn default_max_queued() -> usize {
+    16
+}
+
+fn default_max_per_session() -> usize {
+    64
 }
 
 fn default_subagent_timeout() -> Duration {
@@ -253,6 +267,9 @@ pub struct MediaSection {
     pub max_file_bytes: Option<u64>,
     /// Media types that may be sent (as detected from content).
     pub allowed_types: Option<Vec<String>>,
+    /// Channels a call may name besides the default one; empty (the default) allows only
+    /// the default channel.
+    pub allowed_channels: Vec<String>,
 }
 
 /// `[media.telegram]`.

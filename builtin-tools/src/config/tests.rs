@@ -30,7 +30,7 @@ fn call(registry: &ToolRegistry, tool: &str, arguments: serde_json::Value) -> to
 #[test]
 fn every_section_parses_and_an_empty_file_is_valid() {
     let config = parse(
-        r#"
+        r##"
         [workspace]
         read_only = true
         protect = [".agent-tools"]
@@ -50,7 +50,11 @@ fn every_section_parses_and_an_empty_file_is_valid() {
         base_url = "http://127.0.0.1:1/v1"
         model = "small"
         timeout = "5m"
-        "#,
+        max_queued = 2
+        [media]
+        webhook_url = "http://127.0.0.1:1/hook"
+        allowed_channels = ["#reports"]
+        "##,
     )
     .unwrap();
     let exec = config.exec.to_config();
@@ -61,6 +65,8 @@ fn every_section_parses_and_an_empty_file_is_valid() {
     assert!(config.web.fetch_config().unwrap().allow_private_network);
     let subagents = config.subagents.as_ref().unwrap();
     assert_eq!((subagents.max_iterations, subagents.timeout.as_secs()), (20, 300));
+    assert_eq!((subagents.max_queued, subagents.max_per_session), (2, 64));
+    assert_eq!(config.media.as_ref().unwrap().allowed_channels, ["#reports"]);
     assert!(parse("").is_ok());
 }
 

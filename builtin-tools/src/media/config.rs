@@ -1,4 +1,4 @@
-//! [`MediaConfig`]: which files `send_media` may send.
+//! [`MediaConfig`]: which files `send_media` may send, and where.
 
 /// The default [`MediaConfig::max_file_bytes`]: 20 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
@@ -17,16 +17,18 @@ pub const DEFAULT_ALLOWED_TYPES: &[&str] = &[
     "video/mp4",
 ];
 
-/// Which files `send_media` may send.
+/// Which files `send_media` may send, and to which channels besides the default one.
 ///
 /// ```
 /// use builtin_tools::media::MediaConfig;
 ///
 /// let config = MediaConfig::default()
 ///     .max_file_bytes(5 * 1024 * 1024)
-///     .allowed_types(["image/*", "application/pdf"]);
+///     .allowed_types(["image/*", "application/pdf"])
+///     .allowed_channels(["@team_updates"]);
 /// assert!(config.allows("image/webp"));
 /// assert!(!config.allows("text/plain"));
+/// assert!(config.allows_channel("@team_updates") && !config.allows_channel("@anyone_else"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -37,6 +39,12 @@ pub struct MediaConfig {
     /// (`image/png`) or a whole family (`image/*`), case-insensitive. Default
     /// [`DEFAULT_ALLOWED_TYPES`].
     pub allowed_types: Vec<String>,
+    /// The channels a call may name, exactly as the sender takes them (a Telegram chat id
+    /// such as `-1001234567890` or `@channelname`, a webhook's `channel` field). Empty
+    /// (the default): only the sender's default channel, and a call that names any
+    /// channel is refused. A model talked into posting files to a chat of the attacker's
+    /// choosing thus gets a refusal before anything is read or sent.
+    pub allowed_channels: Vec<String>,
 }
 
 impl Default for MediaConfig {
@@ -47,6 +55,7 @@ impl Default for MediaConfig {
                 .iter()
                 .map(|&mime| mime.to_owned())
                 .collect(),
+            allowed_channels: Vec::new(),
         }
     }
 }
@@ -66,6 +75,24 @@ impl MediaConfig {
     {
         self.allowed_types = types.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Replaces the [`allowed_channels`](Self::allowed_channels).
+    pub fn allowed_channels<I, S>(mut self, channels: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_channels = channels.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether a call may send to `channel` (compared exactly, after trimming blanks).
+    pub fn allows_channel(&self, channel: &str) -> bool {
+        let channel = channel.trim();
+        self.allowed_channels
+            .iter()
+            .any(|allowed| allowed.trim() == channel)
     }
 
     /// Whether files of `mime_type` may be sent.

@@ -16,6 +16,12 @@
 //!   type) before the first is sent, and every problem is reported at once, one line per
 //!   file, so a model fixes its call in one go instead of leaving half a batch posted.
 //!
+//! - **Only configured channels.** The model may name a channel only from
+//!   [`MediaConfig::allowed_channels`] (empty by default: the sender's default chat
+//!   alone); any other is refused before a file is read, so a prompt-injected "send the
+//!   report to @somebody" goes nowhere. The sender's own address (webhook URL, bot
+//!   token) is never the model's to choose.
+//!
 //! Once all files pass, they are sent one by one, in order, and the result says for each
 //! whether it was sent or why not: a channel that refuses one file does not hide what
 //! happened to the others.

@@ -26,9 +26,9 @@ pub struct SendMediaArgs {
     /// Text shown with the files (with the first one), at most 1024 characters.
     #[schemars(length(max = 1024))]
     pub caption: Option<String>,
-    /// Where to send them, as the application's chat understands it (for Telegram, a chat
-    /// id such as `-1001234567890` or `@channelname`). Leave it out for the default
-    /// channel.
+    /// Leave it out to send to the default channel (the usual case). Only a channel the
+    /// application allows may be named here (for Telegram, a chat id such as
+    /// `-1001234567890` or `@channelname`); any other is refused.
     pub channel: Option<String>,
 }
 
@@ -44,6 +44,9 @@ pub async fn send_media(
     check_arguments(&args)?;
     let caption = non_blank(args.caption.as_deref());
     let channel = non_blank(args.channel.as_deref());
+    if let Some(channel) = channel {
+        check_channel(config, channel)?;
+    }
     let (shown, files): (Vec<String>, Vec<MediaFile>) = load_all(ws, config, args.paths)
         .await?
         .into_iter()
@@ -70,6 +73,29 @@ fn check_arguments(args: &SendMediaArgs) -> Result<(), ToolError> {
         )));
     }
     Ok(())
+}
+
+/// Refuses a channel the application did not allow, before any file is read.
+fn check_channel(config: &MediaConfig, channel: &str) -> Result<(), ToolError> {
+    if config.allows_channel(channel) {
+        return Ok(());
+    }
+    let allowed = match config.allowed_channels.as_slice() {
+        [] => "only the default channel may be used: leave `channel` out".to_owned(),
+        channels => {
+            let named: Vec<String> = channels
+                .iter()
+                .map(|channel| format!("`{}`", channel.trim()))
+                .collect();
+            format!(
+                "the channels allowed are the default one (leave `channel` out) and {}",
+                named.join(", ")
+            )
+        }
+    };
+    Err(ToolError::invalid_arguments(format!(
+        "Nothing was sent: `{channel}` is not a channel this application sends to; {allowed}"
+    )))
 }
 
 fn non_blank(text: Option<&str>) -> Option<&str> {

@@ -148,7 +148,7 @@ impl MediaSender for TelegramSender {
                 if chat_id.is_empty() {
                     return Err(Failure::Refused(
                     "no chat to send to: the application set no default Telegram chat, so `channel` must \
-                     name one (a chat id such as -1001234567890, or @channelname)"
+                     name one of the chats it allows"
                         .into(),
                 ));
                 }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use tool_core::ToolError;
 
 use super::config::ScreenshotConfig;
+use super::display::LocalDisplay;
 
 /// Smallest browser window side accepted, in pixels.
 pub(crate) const MIN_WINDOW_SIDE: u32 = 64;
@@ -77,8 +78,8 @@ pub struct ScreenshotArgs {
     /// screen or page. An image returned earlier may have been scaled down: convert its
     /// coordinates as its text says.
     pub region: Option<Region>,
-    /// The X display to capture, like `:0` or `:99`. Leave it out to use the configured
-    /// display. Only for `target: screen`.
+    /// The X display of this machine to capture, like `:0` or `:99` (no host names).
+    /// Leave it out to use the configured display. Only for `target: screen`.
     pub display: Option<String>,
     /// Where to save the PNG: a path inside the workspace ending in `.png`. Default
     /// `screenshots/screenshot-<time>.png`.
@@ -194,23 +195,13 @@ fn window_side(name: &str, given: Option<u32>, default: u32) -> Result<u32, Tool
     Ok(side)
 }
 
-/// Refuses a display a model names unless it is a local one (`:N` or `:N.S`): a display
-/// like `host:0` would make the tool connect to another machine's X server.
+/// Refuses a display a model names unless it is a local one (`:N`, `:N.S`, `unix:N`):
+/// a display like `host:0` would make the tool connect to another machine's X server,
+/// or probe a port.
 fn check_local_display(display: &str) -> Result<(), ToolError> {
-    let digits = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
-    let local = display
-        .strip_prefix(':')
-        .is_some_and(|rest| match rest.split_once('.') {
-            Some((number, screen)) => digits(number) && digits(screen),
-            None => digits(rest),
-        });
-    if local {
-        Ok(())
-    } else {
-        Err(ToolError::invalid_arguments(format!(
-            "`display` must name a local X display like `:0` or `:99`, not `{display}`"
-        )))
-    }
+    LocalDisplay::parse(display)
+        .map(drop)
+        .map_err(|error| ToolError::invalid_arguments(format!("`display`: {error}")))
 }
 
 #[cfg(test)]
@@ -275,10 +266,18 @@ mod tests {
 
     #[test]
     fn only_local_displays_may_be_named() {
-        for display in [":0", ":99", ":1.0"] {
+        for display in [":0", ":99", ":1.0", "unix:0"] {
             assert!(check_local_display(display).is_ok(), "{display}");
         }
-        for display in ["evil.example:0", "10.0.0.1:0", "unix:0", ":", ":1.", "0", ":a"] {
+        for display in [
+            "evil.example:0",
+            "10.0.0.1:0",
+            "localhost:0",
+            ":",
+            ":1.",
+            "0",
+            ":a",
+        ] {
             assert!(check_local_display(display).is_err(), "{display}");
         }
     }

@@ -3,7 +3,9 @@
 //!
 //! The desktop is read from the X server with `x11rb`'s pure-Rust connection: no Xlib,
 //! no libxcb, nothing to link, so the crate builds on machines without X development
-//! packages and a screenshot needs nothing but a reachable display (Xvfb on a server).
+//! packages and a screenshot needs nothing but a local display (Xvfb on a server). Only
+//! local X servers are reached, through their Unix socket: never TCP, so a display name
+//! cannot become a probe of a port (the `display` module has the rule and says why).
 //! Wayland (`grim`) and macOS (`screencapture`) desktops are captured through their
 //! commands when no X display is set.
 //!
@@ -25,6 +27,7 @@ mod browser;
 mod codec;
 mod config;
 mod desktop;
+mod display;
 mod pixels;
 mod process;
 mod raster;

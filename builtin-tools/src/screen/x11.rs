@@ -1,18 +1,41 @@
 //! Capturing an X display: one `GetImage` of the root window over `x11rb`'s pure-Rust
-//! connection. Blocking: call it from [`super::blocking`].
+//! connection, on a Unix socket this module opens itself ([`super::display`] says why
+//! not x11rb's `connect`). Blocking: call it from [`super::blocking`].
+
+use std::os::unix::net::UnixStream;
 
 use tool_core::ToolError;
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat};
-use x11rb::rust_connection::RustConnection;
+use x11rb::reexports::x11rb_protocol::xauth;
+use x11rb::rust_connection::{DefaultStream, RustConnection};
 
+use super::display::LocalDisplay;
 use super::pixels::PixelFormat;
 use super::raster::Rgb;
 
+/// Connects to the local X server of `display`, with the cookie `$XAUTHORITY` (or
+/// `~/.Xauthority`) holds for it, if any.
+pub(crate) fn connect(display: LocalDisplay) -> Result<RustConnection, String> {
+    let path = display.socket_path();
+    let stream = UnixStream::connect(&path).map_err(|error| format!("{}: {error}", path.display()))?;
+    let (stream, (family, address)) =
+        DefaultStream::from_unix_stream(stream).map_err(|error| error.to_string())?;
+    // As x11rb does: an unreadable authority file means trying without a cookie.
+    let (auth_name, auth_data) = xauth::get_auth(family, &address, display.number)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    RustConnection::connect_to_stream_with_auth_info(stream, display.screen, auth_name, auth_data)
+        .map_err(|error| error.to_string())
+}
+
 /// The whole screen of `display` (e.g. `:0`; the screen number in `:0.1` picks the
-/// screen) as RGB.
+/// screen) as RGB. Only a local display is reached, through its Unix socket.
 pub(crate) fn capture(display: &str) -> Result<Rgb, ToolError> {
-    let (connection, screen_number) = RustConnection::connect(Some(display)).map_err(|error| {
+    let local = LocalDisplay::parse(display).map_err(ToolError::new)?;
+    let screen_number = local.screen;
+    let connection = connect(local).map_err(|error| {
         ToolError::new(format!(
             "cannot connect to the X display `{display}`: {error}; is an X server (or Xvfb) running there?"
         ))

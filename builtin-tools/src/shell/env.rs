@@ -27,13 +27,10 @@ pub const DEFAULT_ALLOWED: &[&str] = &[
     "RUSTUP_HOME",
 ];
 
-/// Parts of a name that mark it as a secret.
-const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"];
-
-/// Whether a variable name looks like it holds a secret.
+/// Whether a variable name looks like it holds a secret: the project's one rule,
+/// [`tool_core::secrets::is_secret_name`], which the audit log uses too.
 pub fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_MARKERS.iter().any(|marker| upper.contains(marker))
+    tool_core::secrets::is_secret_name(name)
 }
 
 /// The inherited variables a command gets: the default allow-list and `extra` names,

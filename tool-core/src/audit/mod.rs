@@ -2,9 +2,13 @@
 //! [`AuditSink`].
 //!
 //! Events are built only when a registry has sinks, so an unaudited registry pays nothing.
-//! Arguments are recorded with secret-looking values redacted (keys such as `api_key`,
-//! `token`, `password`, `secret`, `authorization`) and their size capped, because audit
-//! logs tend to be kept longer and read by more people than the conversation itself.
+//! Audit logs tend to be kept longer and read by more people than the conversation
+//! itself, so arguments and error texts are recorded with their secrets redacted by the
+//! project's one rule ([`crate::secrets`]): values under secret-looking keys (`api_key`,
+//! `token`, `password`, `authorization`), the values of `{name, value}` pairs with such a
+//! name, and secrets inside any string (token shapes, URL credentials, `Authorization:`
+//! headers, `NAME=value`) — also in arguments that did not parse. Argument sizes are
+//! capped.
 
 mod jsonl;
 mod memory;
@@ -73,7 +77,8 @@ pub struct AuditEvent {
     pub call_id: String,
     /// The tool name as called (possibly unknown).
     pub tool: String,
-    /// The arguments, secrets redacted and size capped.
+    /// The arguments, secrets redacted and size capped; for arguments that did not
+    /// parse, their text (redacted and capped).
     pub arguments: Value,
     /// How the call ended.
     pub outcome: Outcome,
@@ -82,7 +87,8 @@ pub struct AuditEvent {
     pub duration: Duration,
     /// Size of the output in bytes.
     pub output_bytes: usize,
-    /// The error text the model saw, for failed calls.
+    /// The error text the model saw, for failed calls, with its secrets redacted (also
+    /// any value the arguments had under a secret key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Repairs made to the arguments before validation.

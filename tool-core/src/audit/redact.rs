@@ -1,44 +1,51 @@
-//! Redaction and size capping of arguments before they reach an audit log.
+//! Redaction and size capping of what reaches an audit log, by the project's one rule for
+//! secrets ([`crate::secrets`]).
 //!
-//! Keys are split into words (`api_key`, `apiKey`, `X-Api-Key` → `api key`), and a value
-//! is redacted when a word is a secret word (`token`, `password`, `secret`, …) or two
-//! adjacent words form one (`api key`, `private key`). Matching whole words keeps ordinary
-//! arguments such as `key` or `max_tokens` readable.
+//! - A value under a secret-looking key (`api_key`, `apiKey`, `Authorization`) is
+//!   replaced whole, whatever it holds.
+//! - In an `{"name": …, "value": …}` object (exec's `env`, header lists) whose name is
+//!   secret-looking, the value is replaced.
+//! - Every other string is searched for secrets inside it (token shapes, URL
+//!   credentials, `Authorization:` headers, `NAME=value` assignments), and only they are
+//!   replaced, so a command stays readable.
+//! - The error text is searched the same way, and loses the values the arguments had
+//!   under a secret key (the first 32): a tool that quotes its argument back
+//!   (`invalid key hunter2`) does not leak it through the error.
+//!
+//! Long strings are searched before they are cut (a window past the cut, so a secret
+//! that straddles it is not left half shown).
 
 use serde_json::{Map, Value};
 
-/// What replaces a redacted value.
-pub const REDACTED: &str = "[REDACTED]";
-
-const SECRET_WORDS: &[&str] = &[
-    "token",
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "authorization",
-    "auth",
-    "cookie",
-    "credential",
-    "credentials",
-    "apikey",
-    "bearer",
-];
-
-const SECRET_PAIRS: &[(&str, &str)] = &[
-    ("api", "key"),
-    ("private", "key"),
-    ("access", "key"),
-    ("secret", "key"),
-];
+use crate::secrets::{REDACTED, is_secret_name, redact_text};
 
 /// Longest string value kept, in bytes; longer strings are cut.
 const MAX_STRING_BYTES: usize = 1024;
+
+/// How far past a cut a string is searched for secrets: more than any token shape is
+/// long, so a secret that starts before the cut is recognized whole.
+const SEARCH_PAST_CUT: usize = 4096;
+
+/// Shortest value remembered as a known secret for the error text: shorter strings
+/// would redact ordinary words.
+const MIN_KNOWN_SECRET: usize = 4;
+
+/// Most values remembered as known secrets: each costs a search of the error text, and
+/// arguments can hold any number of them.
+const MAX_KNOWN_SECRETS: usize = 32;
 
 /// Redacts and caps arguments for the audit log.
 #[derive(Debug, Clone)]
 pub(crate) struct Redactor {
     max_bytes: usize,
+}
+
+/// Arguments ready for the log, and the secrets taken out of them by key (to take out
+/// of the error text too).
+#[derive(Debug, Default)]
+pub(crate) struct Redacted {
+    pub(crate) arguments: Value,
+    pub(crate) secrets: Vec<String>,
 }
 
 impl Redactor {
@@ -48,8 +55,16 @@ impl Redactor {
     }
 
     /// A redacted, capped copy of parsed arguments.
-    pub(crate) fn arguments(&self, arguments: &Value) -> Value {
-        let redacted = redact_value(arguments);
+    pub(crate) fn arguments(&self, arguments: &Value) -> Redacted {
+        let mut secrets = Vec::new();
+        let redacted = redact_value(arguments, &mut secrets);
+        Redacted {
+            arguments: self.capped(redacted),
+            secrets,
+        }
+    }
+
+    fn capped(&self, redacted: Value) -> Value {
         // Serializing just to measure is the costly part; skip it when even an
         // overestimate fits.
         if json_len_upper_bound(&redacted) <= self.max_bytes {
@@ -59,45 +74,103 @@ impl Redactor {
         if text.len() <= self.max_bytes {
             return redacted;
         }
-        let preview = cut(&text, self.max_bytes / 2);
+        let preview = cut(&text, self.max_bytes / 2, text.len());
         serde_json::json!({ "truncated": true, "bytes": text.len(), "preview": preview })
     }
 
-    /// Arguments that could not be parsed: kept as capped text, unless they mention a
-    /// secret-looking word, since then no structure tells us what to hide.
+    /// Arguments that could not be parsed: kept as capped text with the secrets inside it
+    /// redacted.
     pub(crate) fn raw(&self, raw: &str) -> Value {
-        let lowered = raw.to_ascii_lowercase();
-        let mentions_secret =
-            SECRET_WORDS.iter().any(|word| lowered.contains(word)) || lowered.contains("key");
-        if mentions_secret {
-            return Value::String(format!(
-                "{REDACTED} (unparsed arguments mentioning a secret-looking key)"
-            ));
+        Value::String(redacted_string(raw, self.max_bytes))
+    }
+
+    /// The error text for the log: secrets inside it redacted, and every `known` secret
+    /// (taken from the arguments) replaced wherever it appears.
+    pub(crate) fn error(&self, text: &str, known: &[String]) -> String {
+        let mut error = redact_text(text).into_owned();
+        for secret in known {
+            if error.contains(secret.as_str()) {
+                error = error.replace(secret.as_str(), REDACTED);
+            }
         }
-        Value::String(cut(raw, self.max_bytes))
+        error
     }
 }
 
-fn redact_value(value: &Value) -> Value {
+fn redact_value(value: &Value, secrets: &mut Vec<String>) -> Value {
     match value {
-        Value::Object(map) => {
-            let redacted: Map<String, Value> = map
-                .iter()
-                .map(|(key, value)| {
-                    let value = if is_secret_key(key) {
-                        Value::String(REDACTED.to_owned())
-                    } else {
-                        redact_value(value)
-                    };
-                    (key.clone(), value)
-                })
-                .collect();
-            Value::Object(redacted)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(redact_value).collect()),
-        Value::String(text) if text.len() > MAX_STRING_BYTES => Value::String(cut(text, MAX_STRING_BYTES)),
+        Value::Object(map) => redact_object(map, secrets),
+        Value::Array(items) => Value::Array(items.iter().map(|item| redact_value(item, secrets)).collect()),
+        Value::String(text) => Value::String(redacted_string(text, MAX_STRING_BYTES)),
         other => other.clone(),
     }
+}
+
+fn redact_object(map: &Map<String, Value>, secrets: &mut Vec<String>) -> Value {
+    let secret_pair = names_a_secret(map);
+    let redacted: Map<String, Value> = map
+        .iter()
+        .map(|(key, value)| {
+            let hidden = is_secret_name(key) || (secret_pair && key.eq_ignore_ascii_case("value"));
+            let value = if hidden {
+                remember(value, secrets);
+                Value::String(REDACTED.to_owned())
+            } else {
+                redact_value(value, secrets)
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    Value::Object(redacted)
+}
+
+/// Whether `map` is a `{name, value}` pair (`{"name": "OPENAI_API_KEY", "value": …}`,
+/// also with `key` for `name`) whose name is secret-looking.
+fn names_a_secret(map: &Map<String, Value>) -> bool {
+    let mut has_value = false;
+    let mut secret_name = false;
+    for (key, value) in map {
+        if key.eq_ignore_ascii_case("value") {
+            has_value = true;
+        } else if key.eq_ignore_ascii_case("name") || key.eq_ignore_ascii_case("key") {
+            secret_name = secret_name || value.as_str().is_some_and(is_secret_name);
+        }
+    }
+    has_value && secret_name
+}
+
+/// Keeps the strings of a redacted value, to take them out of the error text as well.
+fn remember(value: &Value, secrets: &mut Vec<String>) {
+    match value {
+        Value::String(text) if text.len() >= MIN_KNOWN_SECRET && secrets.len() < MAX_KNOWN_SECRETS => {
+            secrets.push(text.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|item| remember(item, secrets)),
+        Value::Object(map) => map.values().for_each(|item| remember(item, secrets)),
+        _ => {}
+    }
+}
+
+/// `text` with its secrets redacted, cut to `max_bytes`.
+fn redacted_string(text: &str, max_bytes: usize) -> String {
+    let searched = prefix(text, max_bytes.saturating_add(SEARCH_PAST_CUT));
+    let redacted = redact_text(searched);
+    if text.len() <= max_bytes {
+        return redacted.into_owned();
+    }
+    cut(&redacted, max_bytes, text.len())
+}
+
+/// The longest prefix of `text` of at most `max_bytes`, on a character boundary.
+fn prefix(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// At least the length of `value` serialized as compact JSON (strings count every byte as
@@ -122,91 +195,17 @@ fn json_len_upper_bound(value: &Value) -> usize {
     }
 }
 
-/// Whether a key names a secret (see the module docs for the rule).
-pub(crate) fn is_secret_key(key: &str) -> bool {
-    let words = split_words(key);
-    words.iter().any(|word| SECRET_WORDS.contains(&word.as_str()))
-        || words
-            .windows(2)
-            .any(|pair| SECRET_PAIRS.contains(&(pair[0].as_str(), pair[1].as_str())))
-}
-
-/// `X-Api-Key` → `["x", "api", "key"]`, `apiKey` → `["api", "key"]`.
-fn split_words(key: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            previous_lower = false;
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        if c.is_uppercase() && previous_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// The first `max_bytes` of `text` (on a character boundary) and how much was cut.
-fn cut(text: &str, max_bytes: usize) -> String {
-    if text.len() <= max_bytes {
-        return text.to_owned();
-    }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…[{} more bytes]", &text[..end], text.len() - end)
+/// The first `max_bytes` of `text` (on a character boundary) and how much of the
+/// original `total` bytes was left out.
+fn cut(text: &str, max_bytes: usize, total: usize) -> String {
+    let kept = prefix(text, max_bytes);
+    format!("{kept}…[{} more bytes]", total.saturating_sub(kept.len()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn secret_keys_are_recognized_by_word() {
-        for key in [
-            "api_key",
-            "apiKey",
-            "X-Api-Key",
-            "token",
-            "access_token",
-            "refreshToken",
-            "password",
-            "db_passwd",
-            "client_secret",
-            "Authorization",
-            "cookie",
-            "aws_credentials",
-            "private_key",
-            "secretKey",
-            "apikey",
-        ] {
-            assert!(is_secret_key(key), "{key} should be secret");
-        }
-        for key in [
-            "key",
-            "max_tokens",
-            "path",
-            "monkey",
-            "keyboard",
-            "author",
-            "spinner",
-            "tokenizer",
-        ] {
-            assert!(!is_secret_key(key), "{key} should not be secret");
-        }
-    }
 
     #[test]
     fn nested_secrets_are_redacted() {
@@ -218,39 +217,86 @@ mod tests {
             "items": [{"password": {"nested": true}}],
         });
         let redacted = redactor.arguments(&args);
-        assert_eq!(redacted["url"], "https://x.test");
-        assert_eq!(redacted["headers"]["Authorization"], REDACTED);
-        assert_eq!(redacted["headers"]["accept"], "text/html");
-        assert_eq!(redacted["auth"], REDACTED);
-        assert_eq!(redacted["items"][0]["password"], REDACTED);
+        let arguments = &redacted.arguments;
+        assert_eq!(arguments["url"], "https://x.test");
+        assert_eq!(arguments["headers"]["Authorization"], REDACTED);
+        assert_eq!(arguments["headers"]["accept"], "text/html");
+        assert_eq!(arguments["auth"], REDACTED);
+        assert_eq!(arguments["items"][0]["password"], REDACTED);
+        assert_eq!(redacted.secrets, ["Bearer abc", "sk-1"]);
+    }
+
+    #[test]
+    fn name_value_pairs_with_secret_names_lose_their_value() {
+        let redactor = Redactor::new(4096);
+        let args = json!({"env": [
+            {"name": "OPENAI_API_KEY", "value": "hunter22"},
+            {"name": "RUST_LOG", "value": "debug"},
+            {"Key": "db_password", "Value": 12345},
+        ]});
+        let redacted = redactor.arguments(&args);
+        assert_eq!(
+            redacted.arguments,
+            json!({"env": [
+                {"name": "OPENAI_API_KEY", "value": REDACTED},
+                {"name": "RUST_LOG", "value": "debug"},
+                {"Key": "db_password", "Value": REDACTED},
+            ]})
+        );
+        assert_eq!(redacted.secrets, ["hunter22"]);
+    }
+
+    #[test]
+    fn known_secrets_leave_the_error_text() {
+        let redactor = Redactor::new(4096);
+        let known = vec!["hunter22".to_owned()];
+        assert_eq!(
+            redactor.error("login failed for hunter22 (token=abc)", &known),
+            "login failed for [REDACTED] (token=[REDACTED])"
+        );
+    }
+
+    #[test]
+    fn known_secrets_are_bounded() {
+        let many: Vec<String> = (0..10_000).map(|i| format!("secret-{i}")).collect();
+        let redacted = Redactor::new(4096).arguments(&json!({ "passwords": many }));
+        assert_eq!(redacted.secrets.len(), MAX_KNOWN_SECRETS);
     }
 
     #[test]
     fn large_arguments_are_capped() {
         let redactor = Redactor::new(4096);
         let long = "x".repeat(5000);
-        let capped = redactor.arguments(&json!({"content": long}));
+        let capped = redactor.arguments(&json!({"content": long})).arguments;
         let content = capped["content"].as_str().unwrap();
         assert!(
-            content.len() < 1100 && content.ends_with("more bytes]"),
+            content.len() < 1100 && content.ends_with("[3976 more bytes]"),
             "{content}"
         );
 
         let many: Vec<String> = (0..100).map(|i| format!("{i}{}", "y".repeat(100))).collect();
-        let capped = redactor.arguments(&json!({"lines": many}));
+        let capped = redactor.arguments(&json!({"lines": many})).arguments;
         assert_eq!(capped["truncated"], true);
         assert!(capped.to_string().len() < 4096);
     }
 
     #[test]
-    fn unparsed_arguments_with_secret_words_are_hidden() {
+    fn a_secret_across_the_cut_is_redacted_whole() {
+        let key = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s";
+        let text = format!("{} {key} {}", "x".repeat(MAX_STRING_BYTES - 20), "y".repeat(100));
+        let redactor = Redactor::new(1 << 20);
+        let capped = redactor.arguments(&json!({ "content": text })).arguments;
+        let content = capped["content"].as_str().unwrap();
+        assert!(!content.contains("ghp_R4nd0"), "{content}");
+        assert!(content.contains("[REDACTED]"), "{content}");
+    }
+
+    #[test]
+    fn unparsed_arguments_keep_all_but_their_secrets() {
         let redactor = Redactor::new(64);
-        assert!(
-            redactor
-                .raw(r#"{"api_key": "sk-"#)
-                .as_str()
-                .unwrap()
-                .starts_with(REDACTED)
+        assert_eq!(
+            redactor.raw(r#"{"api_key": "sk-"#),
+            json!(r#"{"api_key": "[REDACTED]"#)
         );
         assert_eq!(redactor.raw("{oops"), json!("{oops"));
         assert!(
@@ -258,7 +304,7 @@ mod tests {
                 .raw(&"z".repeat(100))
                 .as_str()
                 .unwrap()
-                .ends_with("more bytes]")
+                .ends_with("[36 more bytes]")
         );
     }
 
@@ -277,6 +323,6 @@ mod tests {
 
     #[test]
     fn cutting_respects_character_boundaries() {
-        assert_eq!(cut("héllo", 2), "h…[5 more bytes]");
+        assert_eq!(cut("héllo", 2, 6), "h…[5 more bytes]");
     }
 }

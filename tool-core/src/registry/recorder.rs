@@ -21,6 +21,8 @@ struct Pending<'a> {
     call_id: String,
     tool: String,
     arguments: Value,
+    /// Values the arguments had under secret keys, to keep out of the error text.
+    secrets: Vec<String>,
 }
 
 impl<'a> AuditRecorder<'a> {
@@ -39,6 +41,7 @@ impl<'a> AuditRecorder<'a> {
             call_id: call_id.to_owned(),
             tool: tool.to_owned(),
             arguments: Value::Null,
+            secrets: Vec::new(),
         });
         Self { pending }
     }
@@ -46,20 +49,20 @@ impl<'a> AuditRecorder<'a> {
     /// Records the arguments as parsed (redacted and capped).
     pub(crate) fn arguments(&mut self, arguments: &Value) {
         if let Some(pending) = &mut self.pending {
-            pending.arguments = pending.config.redactor.arguments(arguments);
+            pending.redacted(arguments);
         }
     }
 
     /// Records arguments that may not parse.
     pub(crate) fn raw_arguments(&mut self, arguments: &ToolArguments) {
         if let Some(pending) = &mut self.pending {
-            pending.arguments = match arguments {
-                ToolArguments::Value(value) => pending.config.redactor.arguments(value),
+            match arguments {
+                ToolArguments::Value(value) => pending.redacted(value),
                 ToolArguments::Json(text) => match serde_json::from_str::<Value>(text) {
-                    Ok(value) => pending.config.redactor.arguments(&value),
-                    Err(_) => pending.config.redactor.raw(text),
+                    Ok(value) => pending.redacted(&value),
+                    Err(_) => pending.arguments = pending.config.redactor.raw(text),
                 },
-            };
+            }
         }
     }
 
@@ -67,7 +70,9 @@ impl<'a> AuditRecorder<'a> {
     /// measured it already.
     pub(crate) fn finish(mut self, result: &ToolResult, output_bytes: Option<usize>) {
         if let Some(pending) = self.pending.take() {
-            let error = result.is_error().then(|| result.text());
+            let error = result
+                .is_error()
+                .then(|| pending.config.redactor.error(&result.text(), &pending.secrets));
             pending.emit(
                 result.outcome,
                 result.duration,
@@ -80,6 +85,12 @@ impl<'a> AuditRecorder<'a> {
 }
 
 impl Pending<'_> {
+    fn redacted(&mut self, arguments: &Value) {
+        let redacted = self.config.redactor.arguments(arguments);
+        self.arguments = redacted.arguments;
+        self.secrets = redacted.secrets;
+    }
+
     fn emit(
         self,
         outcome: Outcome,

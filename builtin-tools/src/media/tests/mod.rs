@@ -1,6 +1,7 @@
 //! Tests of `send_media` and its senders against real HTTP servers on 127.0.0.1 (axum,
 //! one per test, on a port the kernel picks) that parse the multipart bodies they get.
 
+mod channels;
 mod telegram;
 mod validation;
 mod webhook;

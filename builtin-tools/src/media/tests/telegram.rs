@@ -73,7 +73,10 @@ async fn a_channel_overrides_the_default_chat() {
         channel: Some("@team_updates".into()),
         ..args(&["a.png"])
     };
-    let text = send(&ws, &telegram(addr, "-1001"), request).await.unwrap();
+    let config = MediaConfig::default().allowed_channels(["-1002", "@team_updates"]);
+    let text = send_with(&ws, &telegram(addr, "-1001"), &config, request)
+        .await
+        .unwrap();
     assert_eq!(
         text,
         "Sent 1 file to `@team_updates`:\n- `a.png` (image/png, 22 B): sent"

@@ -14,7 +14,8 @@ async fn each_file_is_a_multipart_post_with_caption_and_channel() {
         channel: Some("#reports".into()),
         ..args(&["charts/q3.png", "notes.md"])
     };
-    let text = send(&ws, &webhook(addr), request).await.unwrap();
+    let config = MediaConfig::default().allowed_channels(["#reports"]);
+    let text = send_with(&ws, &webhook(addr), &config, request).await.unwrap();
     assert_eq!(
         text,
         "Sent 2 files to `#reports`:\n\

@@ -4,6 +4,7 @@
 //! Xvfb and Chromium are required: a test that needs one and cannot find it fails and
 //! says what to install (CI installs both), it never passes without having looked.
 
+mod local_only;
 mod screen;
 mod url;
 mod xvfb;

@@ -11,6 +11,7 @@ use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 use x11rb::{COPY_DEPTH_FROM_PARENT, COPY_FROM_PARENT};
 
+use super::super::display::LocalDisplay;
 use super::super::raster::Rgb;
 use super::super::x11;
 use super::require;
@@ -116,8 +117,9 @@ pub(super) struct Pattern {
 impl Pattern {
     /// Draws the pattern on `display` and waits until a capture shows it.
     pub(super) fn show(display: &str) -> Self {
-        let (connection, screen_number) = RustConnection::connect(Some(display)).unwrap();
-        let screen = connection.setup().roots[screen_number].clone();
+        let local = LocalDisplay::parse(display).unwrap();
+        let connection = x11::connect(local).unwrap();
+        let screen = connection.setup().roots[local.screen].clone();
         let full = [0, 0, screen.width_in_pixels, screen.height_in_pixels];
         let background = window(&connection, screen.root, full, pixel(&screen, RED));
         window(&connection, background, BLUE_RECT, pixel(&screen, BLUE));

@@ -1,6 +1,8 @@
 //! Sub-agents: the manager's limits with scripted runners, and the OpenAI-compatible
 //! loop against a local server that plays the model.
 
+mod limits;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,7 +68,7 @@ async fn sub_agents_respect_the_concurrency_limit_and_report_completion() {
     .on_complete(move |info| seen.lock().unwrap().push(info))
     .build();
     let ids: Vec<String> = (0..5)
-        .map(|n| manager.spawn(format!("task {n}"), None).unwrap().id)
+        .map(|n| manager.spawn(SpawnRequest::new(format!("task {n}"))).unwrap().id)
         .collect();
     poll_until(|| active.load(Ordering::SeqCst) == 2).await;
     assert_eq!(manager.list().len(), 5);
@@ -92,7 +94,9 @@ async fn timeouts_and_cancellation_stop_sub_agents() {
     let manager = LocalSubagents::builder(runner, ToolRegistry::new())
         .timeout(Duration::from_millis(50))
         .build();
-    let slow = manager.spawn("wait forever".into(), Some("slow".into())).unwrap();
+    let slow = manager
+        .spawn(SpawnRequest::new("wait forever").label("slow"))
+        .unwrap();
     assert_eq!(
         manager.wait(&slow.id).await,
         Some(SubagentStatus::Failed("timed out after 50ms".into()))
@@ -100,7 +104,7 @@ async fn timeouts_and_cancellation_stop_sub_agents() {
 
     let runner = gated_runner(CancellationToken::new(), Arc::default(), Arc::default());
     let manager = LocalSubagents::new(runner, ToolRegistry::new());
-    let stuck = manager.spawn("wait".into(), None).unwrap();
+    let stuck = manager.spawn(SpawnRequest::new("wait")).unwrap();
     assert!(manager.cancel(&stuck.id));
     assert_eq!(manager.wait(&stuck.id).await, Some(SubagentStatus::Cancelled));
     assert!(!manager.cancel(&stuck.id), "already finished");
@@ -126,7 +130,7 @@ async fn sub_agents_get_every_tool_but_spawn() {
         Box::pin(async move { Ok(tools.names().join(",")) })
     };
     let manager = LocalSubagents::new(runner, registry);
-    let info = manager.spawn("look".into(), None).unwrap();
+    let info = manager.spawn(SpawnRequest::new("look")).unwrap();
     assert_eq!(
         manager.wait(&info.id).await,
         Some(SubagentStatus::Completed("read_file".into()))
@@ -142,7 +146,7 @@ async fn the_spawn_tool_returns_at_once() {
         label: None,
     };
     assert_eq!(
-        spawn(&manager, args).unwrap(),
+        spawn(&manager, None, args).unwrap(),
         "Started sub-agent agent-1 (Summarize the README and list the…). It works in the background; its result will be delivered when it finishes."
     );
     let empty = SpawnArgs {
@@ -150,7 +154,7 @@ async fn the_spawn_tool_returns_at_once() {
         label: None,
     };
     assert!(
-        spawn(&manager, empty)
+        spawn(&manager, None, empty)
             .unwrap_err()
             .to_string()
             .contains("`task` is empty")

@@ -119,3 +119,29 @@ async fn no_display_name_reaches_a_tcp_port() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
+
+/// Something at a display's socket that accepts and never answers (not an X server) would
+/// hold the capture's thread for good: the deadline shuts the socket down and the
+/// connection fails, saying why.
+#[test]
+fn a_socket_that_never_answers_is_given_up_at_the_deadline() {
+    use crate::screen::display::LocalDisplay;
+    use crate::screen::x11;
+    let local = LocalDisplay::parse(&format!(":{}", free_display_number())).unwrap();
+    std::fs::create_dir_all("/tmp/.X11-unix").unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(local.socket_path()).unwrap();
+    let silent = std::thread::spawn(move || listener.accept().map(|(stream, _)| stream));
+    // On a thread of its own, so that without the deadline this test fails, not hangs.
+    let (sent, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || sent.send(x11::connect(local, Duration::from_millis(500)).err()));
+    let result = received.recv_timeout(Duration::from_secs(60));
+    let _ = std::fs::remove_file(local.socket_path());
+    let error = result
+        .expect("the connection gave up")
+        .expect("no X server answered");
+    assert!(error.contains("no answer within 500ms"), "{error}");
+    assert!(
+        silent.join().unwrap().is_ok(),
+        "the connection reached the silent socket"
+    );
+}

@@ -112,13 +112,14 @@ pub(super) fn free_display_number() -> u32 {
 /// The pattern's windows, shown as long as this connection is open.
 pub(super) struct Pattern {
     _connection: RustConnection,
+    _deadline: x11::Deadline,
 }
 
 impl Pattern {
     /// Draws the pattern on `display` and waits until a capture shows it.
     pub(super) fn show(display: &str) -> Self {
         let local = LocalDisplay::parse(display).unwrap();
-        let connection = x11::connect(local).unwrap();
+        let (connection, deadline) = x11::connect(local, Duration::from_secs(3600)).unwrap();
         let screen = connection.setup().roots[local.screen].clone();
         let full = [0, 0, screen.width_in_pixels, screen.height_in_pixels];
         let background = window(&connection, screen.root, full, pixel(&screen, RED));
@@ -130,6 +131,7 @@ impl Pattern {
         wait_until_shown(display);
         Self {
             _connection: connection,
+            _deadline: deadline,
         }
     }
 }

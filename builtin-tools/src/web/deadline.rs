@@ -122,10 +122,14 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(3600);
         let call = tokio::spawn(convert(far, move |deadline| {
             started_tx.send(()).unwrap();
-            while !deadline.passed() {
+            // Bounded, so that the test fails rather than hangs if the flag never comes.
+            let give_up = Instant::now() + Duration::from_secs(30);
+            while !deadline.passed() && Instant::now() < give_up {
                 std::thread::yield_now();
             }
-            stopped_tx.send(()).unwrap();
+            if deadline.passed() {
+                stopped_tx.send(()).unwrap();
+            }
             Ok(())
         }));
         tokio::task::spawn_blocking(move || started_rx.recv())

@@ -4,7 +4,14 @@
 
 use dom_query::{Document, NodeRef};
 
-use super::{Dropped, Limits, Parsed, parse};
+use std::cell::Cell;
+use std::time::Instant;
+
+use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{LocalName, local_name};
+
+use super::{Dropped, Filter, Limits, Parsed, TOKENS_PER_CHECK, feed, parse};
 use crate::web::deadline::{Deadline, Stopped};
 use crate::web::html::shape::Shape;
 
@@ -73,6 +80,17 @@ fn deep_nesting_stops_at_the_depth_limit_and_keeps_the_text() {
         let after = document.select("#after").nodes()[0];
         assert_eq!(parent_name(&after), "body", "{open}");
     }
+}
+
+#[test]
+fn the_end_tag_of_a_dropped_element_closes_nothing_kept() {
+    // The stack fills before the twentieth `<div>`: the last one is dropped, and its
+    // `</div>` must not close the deepest kept one, or "after" would land outside it.
+    let html = format!("{}<div>inner</div>after", "<div>".repeat(20));
+    let Parsed { document, dropped } = parsed(&html);
+    assert!(dropped.too_deep > 1, "{dropped:?}");
+    let deepest = document.select("div").nodes().last().copied().unwrap();
+    assert_eq!(deepest.text().to_string(), "innerafter");
 }
 
 #[test]
@@ -176,6 +194,58 @@ fn a_dropped_script_or_style_keeps_its_content_out_of_the_text() {
 
 #[test]
 fn a_passed_deadline_stops_the_parse() {
-    let passed = Deadline::at(std::time::Instant::now());
+    let passed = Deadline::at(Instant::now());
     assert!(matches!(parse("<p>x</p>", SMALL, &passed), Err(Stopped)));
+}
+
+/// A sink that counts the tokens it is given.
+#[derive(Default)]
+struct Counting(Cell<usize>);
+
+impl TokenSink for Counting {
+    type Handle = ();
+
+    fn process_token(&self, _: Token, _: u64) -> TokenSinkResult<()> {
+        self.0.set(self.0.get() + 1);
+        TokenSinkResult::Continue
+    }
+}
+
+#[test]
+fn feeding_stops_between_chunks_once_the_deadline_passed() {
+    let tokenizer = Tokenizer::new(Counting::default(), TokenizerOpts::default());
+    let html = "<p>x</p>".repeat(100_000);
+    let passed = Deadline::at(Instant::now());
+    assert_eq!(feed(&tokenizer, &html, &passed, |_| false), Err(Stopped));
+    assert_eq!(tokenizer.sink.0.get(), 0);
+    // And `enough` stops it too, within a chunk of the moment it says so.
+    let tokenizer = Tokenizer::new(Counting::default(), TokenizerOpts::default());
+    assert_eq!(
+        feed(&tokenizer, &html, &Deadline::none(), |sink| sink.0.get() > 0),
+        Ok(())
+    );
+    assert!(tokenizer.sink.0.get() < 1000, "{}", tokenizer.sink.0.get());
+}
+
+fn start_tag(name: LocalName) -> Token {
+    Token::TagToken(Tag {
+        kind: TagKind::StartTag,
+        name,
+        self_closing: false,
+        attrs: Vec::new(),
+        had_duplicate_attributes: false,
+    })
+}
+
+#[test]
+fn the_filter_drops_every_token_once_it_sees_the_deadline_passed() {
+    // Within one chunk: the filter looks at the deadline itself, every few tokens.
+    let builder = TreeBuilder::new(Document::default(), TreeBuilderOpts::default());
+    let passed = Deadline::at(Instant::now());
+    let filter = Filter::new(builder, Limits::DEFAULT, &passed);
+    for _ in 0..10 * TOKENS_PER_CHECK {
+        let _ = filter.process_token(start_tag(local_name!("p")), 1);
+    }
+    let elements = filter.builder.sink.select("p").length();
+    assert!(elements < TOKENS_PER_CHECK as usize, "{elements}");
 }

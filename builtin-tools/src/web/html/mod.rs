@@ -9,7 +9,8 @@
 //!
 //! A page is also input an attacker writes, and the steps after parsing are third-party
 //! code that recurses over the tree and cannot be interrupted. So each step is bounded
-//! by what it is given, and the only step that reads the raw page is ours:
+//! by what it is given, and the raw page reaches only html5ever's tokenizer, fed by
+//! our code:
 //! - [`parse`] builds a tree of bounded depth and size, and stops at the deadline;
 //! - [`shape`] measures it without recursion, and the converter chooses by the
 //!   measure: Readability only where its work (the sum of the nodes' depths) is
@@ -17,7 +18,8 @@
 //!   explicit stack should the tree ever be deeper than the serializers may recurse;
 //! - between steps, the [`Deadline`] is checked; the caller stops waiting at it in any
 //!   case (`deadline::convert`), and the steps it cannot interrupt are bounded by the
-//!   limits above (a few seconds on the largest page the fetcher accepts).
+//!   limits above (about a second for the worst pages of `benches/html.rs`, in an
+//!   optimized build).
 //!
 //! What this does not do: keep the structure of a page past the limits — tags too deep,
 //! too many, or nested lists too deep are dropped (their text is kept) and the output

@@ -14,6 +14,7 @@ use axum::routing::get;
 use builtin_tools::web::{FetchConfig, Fetcher, WebFetchArgs, web_fetch};
 use flate2::{Compress, Compression, FlushCompress};
 use futures_util::{StreamExt, stream};
+use tool_core::ToolContext;
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -101,7 +102,10 @@ async fn web_fetch_stops_a_compression_bomb_at_the_cap_with_bounded_memory() {
         max_chars: Some(1000),
         start_char: None,
     };
-    let text = web_fetch(&fetcher, args).await.unwrap().text_content();
+    let text = web_fetch(&fetcher, args, &ToolContext::new("bomb"))
+        .await
+        .unwrap()
+        .text_content();
     let peak = PEAK.load(Ordering::Relaxed) - before;
 
     assert!(

@@ -28,7 +28,8 @@ pub struct FetchConfig {
     pub user_agent: String,
     /// How long connecting may take (DNS, TCP and TLS), per hop. Default 10 s.
     pub connect_timeout: Duration,
-    /// How long a whole fetch may take: every redirect hop and the body. Default 30 s.
+    /// How long a whole fetch may take: every redirect hop, the body and, for
+    /// `web_fetch`, converting it. Default 30 s.
     pub timeout: Duration,
     /// Most body bytes kept, counted after decompression; the rest is not read. Default
     /// 10 MiB.

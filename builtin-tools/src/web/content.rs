@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::body::decode;
+use super::deadline::{Deadline, Stopped};
 use super::html;
 use crate::fs::kind::{FileKind, sniff};
 
@@ -46,6 +47,8 @@ pub(crate) struct Rendered {
     pub(crate) title: Option<String>,
     /// The text.
     pub(crate) text: String,
+    /// What the conversion left out, for the reader to know.
+    pub(crate) notes: Vec<String>,
 }
 
 /// Classifies a body by its `Content-Type` and, where that is not definite, its bytes.
@@ -108,32 +111,40 @@ fn looks_like_html(head: &[u8]) -> bool {
     start.starts_with("<!doctype html") || start.starts_with("<html")
 }
 
-/// Renders a textual body (`kind` is HTML, JSON or text) in `format`.
+/// Renders a textual body (`kind` is HTML, JSON or text) in `format`, or stops at
+/// `deadline`.
 pub(crate) fn render(
     kind: &BodyKind,
     body: &[u8],
     content_type: Option<&str>,
     url: &str,
     format: FetchFormat,
-) -> Rendered {
+    deadline: &Deadline,
+) -> Result<Rendered, Stopped> {
     let is_html = *kind == BodyKind::Html;
     let text = decode(body, content_type, is_html);
-    let plain = |text: String| Rendered { title: None, text };
-    match (kind, format) {
+    let plain = |text: String| Rendered {
+        title: None,
+        text,
+        notes: Vec::new(),
+    };
+    Ok(match (kind, format) {
         (BodyKind::Html, FetchFormat::Raw) => Rendered {
-            title: html::extract_title(&text),
+            title: html::extract_title(&text, deadline)?,
             text,
+            notes: Vec::new(),
         },
         (BodyKind::Html, format) => {
-            let page = html::extract(&text, url, format == FetchFormat::Markdown);
+            let page = html::extract(&text, url, format == FetchFormat::Markdown, deadline)?;
             Rendered {
                 title: page.title,
                 text: page.text,
+                notes: page.notes,
             }
         }
         (BodyKind::Json, FetchFormat::Markdown | FetchFormat::Text) => plain(pretty_json(text)),
         _ => plain(text),
-    }
+    })
 }
 
 /// JSON pretty-printed, or as it came when it does not parse (e.g. cut by the body cap).
@@ -147,6 +158,10 @@ fn pretty_json(text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn render_now(kind: &BodyKind, body: &[u8], format: FetchFormat) -> Rendered {
+        render(kind, body, None, "https://x/", format, &Deadline::none()).unwrap()
+    }
 
     #[test]
     fn the_content_type_decides_when_definite() {
@@ -191,27 +206,21 @@ mod tests {
     #[test]
     fn json_is_pretty_printed_unless_raw() {
         let body = br#"{"b":1,"a":[true,null]}"#;
-        let pretty = render(&BodyKind::Json, body, None, "https://x/", FetchFormat::Markdown);
+        let pretty = render_now(&BodyKind::Json, body, FetchFormat::Markdown);
         assert_eq!(
             pretty.text,
             "{\n  \"b\": 1,\n  \"a\": [\n    true,\n    null\n  ]\n}"
         );
-        let raw = render(&BodyKind::Json, body, None, "https://x/", FetchFormat::Raw);
+        let raw = render_now(&BodyKind::Json, body, FetchFormat::Raw);
         assert_eq!(raw.text, r#"{"b":1,"a":[true,null]}"#);
-        let cut = render(
-            &BodyKind::Json,
-            br#"{"b":1,"#,
-            None,
-            "https://x/",
-            FetchFormat::Text,
-        );
+        let cut = render_now(&BodyKind::Json, br#"{"b":1,"#, FetchFormat::Text);
         assert_eq!(cut.text, r#"{"b":1,"#);
     }
 
     #[test]
     fn raw_html_keeps_its_markup_and_title() {
         let body = b"<html><head><title>T</title></head><body><p>x</p></body></html>";
-        let raw = render(&BodyKind::Html, body, None, "https://x/", FetchFormat::Raw);
+        let raw = render_now(&BodyKind::Html, body, FetchFormat::Raw);
         assert_eq!(raw.title.as_deref(), Some("T"));
         assert_eq!(raw.text, String::from_utf8_lossy(body));
     }

@@ -18,6 +18,7 @@ mod address;
 pub(crate) mod body;
 mod config;
 mod content;
+mod deadline;
 mod fetch;
 pub(crate) mod guard;
 mod html;
@@ -39,6 +40,7 @@ pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs, web_fetch};
 pub mod __fuzz {
     use super::FetchFormat;
     use super::content::{BodyKind, classify, render};
+    use super::deadline::Deadline;
 
     /// Classifies `body` as `web_fetch` does and, when it is textual, renders it in
     /// `format`: the title and text the model would read.
@@ -51,7 +53,7 @@ pub mod __fuzz {
         match classify(content_type, body) {
             BodyKind::Image(_) | BodyKind::Binary(_) => None,
             kind => {
-                let rendered = render(&kind, body, content_type, url, format);
+                let rendered = render(&kind, body, content_type, url, format, &Deadline::none()).ok()?;
                 Some((rendered.title, rendered.text))
             }
         }

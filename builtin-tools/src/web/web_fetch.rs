@@ -5,13 +5,21 @@
 //! then fences the page as external content: whatever a page says is data, and the fence
 //! tells the model not to take instructions from it. HTTP error statuses are answers,
 //! not failures: a 404 page is returned with its status said first.
+//!
+//! Converting the body runs on the blocking pool and must end by the fetch's own time
+//! limit (which counts from the request, so download and conversion share it) or a
+//! little before the call's deadline, whichever comes first; past it, the call answers
+//! with a message rather than content (`deadline`, `html`).
+
+use std::time::{Duration, Instant};
 
 use reqwest::header::HeaderMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{Content, Image, ToolError, ToolOutput};
+use tool_core::{Content, Image, ToolContext, ToolError, ToolOutput};
 
-use super::content::{BodyKind, FetchFormat, classify, render};
+use super::content::{BodyKind, FetchFormat, Rendered, classify, render};
+use super::deadline::{self, earliest};
 use super::fetch::{FetchError, Fetched, Fetcher};
 use crate::fs::format::human_size;
 
@@ -19,6 +27,9 @@ use crate::fs::format::human_size;
 pub const DEFAULT_MAX_CHARS: u32 = 50_000;
 const MIN_MAX_CHARS: u32 = 100;
 const MAX_MAX_CHARS: u32 = 200_000;
+/// How long before the call's deadline the conversion gives up, so that the call ends
+/// with this tool's message rather than the registry's timeout.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(250);
 
 /// Arguments of `web_fetch`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,9 +48,15 @@ pub struct WebFetchArgs {
     pub start_char: Option<u32>,
 }
 
-/// Fetches `args.url` with `fetcher` and renders it for the model.
-pub async fn web_fetch(fetcher: &Fetcher, args: WebFetchArgs) -> Result<ToolOutput, ToolError> {
-    let fetched = fetcher
+/// Fetches `args.url` with `fetcher` and renders it for the model, within the fetch's
+/// time limit and `ctx`'s deadline.
+pub async fn web_fetch(
+    fetcher: &Fetcher,
+    args: WebFetchArgs,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let started = Instant::now();
+    let mut fetched = fetcher
         .fetch(&args.url, HeaderMap::new())
         .await
         .map_err(tool_error)?;
@@ -55,19 +72,37 @@ pub async fn web_fetch(fetcher: &Fetcher, args: WebFetchArgs) -> Result<ToolOutp
         ))),
         textual => {
             let format = args.format.unwrap_or_default();
-            let url = fetched.url.as_str();
-            let rendered = render(
-                &textual,
-                &fetched.body,
-                fetched.content_type.as_deref(),
-                url,
-                format,
+            let until = earliest(
+                started + fetcher.config().timeout,
+                ctx.deadline(),
+                DEADLINE_MARGIN,
             );
-            header.title = rendered.title;
-            let page = page(&rendered.text, args.start_char, args.max_chars)?;
-            Ok(ToolOutput::text(header.render(Some(&page), url)))
+            let body = std::mem::take(&mut fetched.body);
+            let (content_type, url) = (fetched.content_type.clone(), fetched.url.to_string());
+            let rendered = deadline::convert(until, move |deadline| {
+                render(&textual, &body, content_type.as_deref(), &url, format, deadline)
+            })
+            .await
+            .map_err(|_| conversion_timed_out(started, format))?;
+            let Rendered { title, text, notes } = rendered;
+            header.title = title;
+            header.notes = notes;
+            let page = page(&text, args.start_char, args.max_chars)?;
+            Ok(ToolOutput::text(header.render(Some(&page), fetched.url.as_str())))
         }
     }
+}
+
+fn conversion_timed_out(started: Instant, format: FetchFormat) -> ToolError {
+    let hint = match format {
+        FetchFormat::Raw => "",
+        _ => "; format \"raw\" returns the page as sent, without converting it",
+    };
+    ToolError::new(format!(
+        "gave up converting the page after {:.1} s, at the time limit of this call; the page may be \
+         built to be slow to convert{hint}",
+        started.elapsed().as_secs_f64()
+    ))
 }
 
 fn tool_error(error: FetchError) -> ToolError {
@@ -126,6 +161,7 @@ struct Header {
     status_line: Option<String>,
     lines: Vec<String>,
     title: Option<String>,
+    notes: Vec<String>,
 }
 
 impl Header {
@@ -157,6 +193,7 @@ impl Header {
             status_line,
             lines,
             title: None,
+            notes: Vec::new(),
         }
     }
 
@@ -168,6 +205,9 @@ impl Header {
         }
         if let Some(title) = &self.title {
             out.push_str(&format!("Title: {title}\n"));
+        }
+        for note in &self.notes {
+            out.push_str(&format!("Note: {note}\n"));
         }
         if let Some(page) = page {
             out.push_str(&paging_line(page));

@@ -15,7 +15,7 @@ use futures_util::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 use tool_core::Content;
 
-use super::{FetchFormat, args, fetch_as, open_fetcher, serve};
+use super::{FetchFormat, args, ctx, fetch_as, open_fetcher, serve};
 use crate::web::{FetchConfig, Fetcher, WebFetchArgs, web_fetch};
 
 const ARTICLE: &str = include_str!("../../../tests/fixtures/web/article.html");
@@ -207,7 +207,7 @@ async fn json_is_pretty_printed() {
 #[tokio::test]
 async fn an_image_is_returned_as_image_content() {
     let base = content_server().await;
-    let output = web_fetch(&open_fetcher(), args(&format!("{base}/pixel.png")))
+    let output = web_fetch(&open_fetcher(), args(&format!("{base}/pixel.png")), &ctx())
         .await
         .unwrap();
     assert_eq!(output.content.len(), 2);
@@ -269,7 +269,7 @@ async fn long_content_is_paged_with_start_char() {
         start_char,
         ..args(&url)
     };
-    let first = web_fetch(&open_fetcher(), call(None))
+    let first = web_fetch(&open_fetcher(), call(None), &ctx())
         .await
         .unwrap()
         .text_content();
@@ -281,7 +281,7 @@ async fn long_content_is_paged_with_start_char() {
         first.contains(&format!("---\n{}\n---", "0123456789".repeat(30))),
         "{first}"
     );
-    let last = web_fetch(&open_fetcher(), call(Some(900)))
+    let last = web_fetch(&open_fetcher(), call(Some(900)), &ctx())
         .await
         .unwrap()
         .text_content();
@@ -293,7 +293,9 @@ async fn long_content_is_paged_with_start_char() {
         last.contains(&format!("---\n{}\n---", "0123456789".repeat(10))),
         "{last}"
     );
-    let past = web_fetch(&open_fetcher(), call(Some(1000))).await.unwrap_err();
+    let past = web_fetch(&open_fetcher(), call(Some(1000)), &ctx())
+        .await
+        .unwrap_err();
     assert_eq!(
         past.to_string(),
         "start_char 1000 is past the end of the content, which has 1000 characters"

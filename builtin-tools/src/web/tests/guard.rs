@@ -14,7 +14,7 @@ use axum::http::{HeaderMap as AxumHeaders, StatusCode};
 use axum::routing::get;
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue, PROXY_AUTHORIZATION};
 
-use super::{FetchFormat, args, fetch_as, serve, short_fetcher};
+use super::{FetchFormat, args, ctx, fetch_as, serve, short_fetcher};
 use crate::web::{FetchConfig, FetchError, Fetcher, web_fetch};
 
 /// A loopback listener that never accepts by itself, so a test can ask whether anyone
@@ -175,14 +175,14 @@ async fn only_http_and_https_are_fetched() {
         "ftp://example.com/",
         "gopher://127.0.0.1:70/",
     ] {
-        let error = web_fetch(&fetcher, args(url)).await.unwrap_err();
+        let error = web_fetch(&fetcher, args(url), &ctx()).await.unwrap_err();
         assert!(
             error.to_string().contains("only http and https"),
             "{url}: {error}"
         );
         assert_eq!(error.kind(), tool_core::ToolErrorKind::InvalidArguments);
     }
-    let error = web_fetch(&fetcher, args("not a url")).await.unwrap_err();
+    let error = web_fetch(&fetcher, args("not a url"), &ctx()).await.unwrap_err();
     assert!(error.to_string().contains("is not a valid URL"), "{error}");
 }
 

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
-use tool_core::ToolOutput;
+use tool_core::{ToolContext, ToolOutput};
 
 use super::{FetchConfig, FetchFormat, Fetcher, WebFetchArgs, web_fetch};
 
@@ -34,6 +34,11 @@ fn short_fetcher(config: FetchConfig) -> Fetcher {
     Fetcher::new(config.timeout(Duration::from_secs(5))).unwrap()
 }
 
+/// The context of a call made directly, without a registry: no deadline of its own.
+fn ctx() -> ToolContext {
+    ToolContext::new("test")
+}
+
 fn args(url: &str) -> WebFetchArgs {
     WebFetchArgs {
         url: url.to_owned(),
@@ -49,7 +54,7 @@ async fn fetch_as(fetcher: &Fetcher, url: &str, format: FetchFormat) -> Result<S
         format: Some(format),
         ..args(url)
     };
-    web_fetch(fetcher, args)
+    web_fetch(fetcher, args, &ctx())
         .await
         .map(|output: ToolOutput| output.text_content())
         .map_err(|error| error.to_string())
@@ -62,7 +67,7 @@ fn the_tools_can_run_on_any_thread() {
     shared::<Fetcher>();
     shared::<super::Searcher>();
     let fetcher = open_fetcher();
-    send(&web_fetch(&fetcher, args("http://example.com/")));
+    send(&web_fetch(&fetcher, args("http://example.com/"), &ctx()));
     let searcher = super::Searcher::new(super::SearchConfig::new("key")).unwrap();
     let query = super::WebSearchArgs {
         query: "q".into(),

@@ -40,16 +40,8 @@ pub(crate) enum BodyKind {
     Binary(String),
 }
 
-/// A body turned into text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rendered {
-    /// The page's title, for HTML.
-    pub(crate) title: Option<String>,
-    /// The text.
-    pub(crate) text: String,
-    /// What the conversion left out, for the reader to know.
-    pub(crate) notes: Vec<String>,
-}
+/// A body turned into text: the title and notes are an HTML page's.
+pub(crate) type Rendered = html::Page;
 
 /// Classifies a body by its `Content-Type` and, where that is not definite, its bytes.
 pub(crate) fn classify(content_type: Option<&str>, body: &[u8]) -> BodyKind {
@@ -134,14 +126,7 @@ pub(crate) fn render(
             text,
             notes: Vec::new(),
         },
-        (BodyKind::Html, format) => {
-            let page = html::extract(&text, url, format == FetchFormat::Markdown, deadline)?;
-            Rendered {
-                title: page.title,
-                text: page.text,
-                notes: page.notes,
-            }
-        }
+        (BodyKind::Html, format) => html::extract(&text, url, format == FetchFormat::Markdown, deadline)?,
         (BodyKind::Json, FetchFormat::Markdown | FetchFormat::Text) => plain(pretty_json(text)),
         _ => plain(text),
     })

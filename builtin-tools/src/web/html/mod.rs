@@ -71,7 +71,7 @@ const FURNITURE: &str = "nav, aside, form, button, iframe, svg, canvas, dialog, 
 /// reading the JSON-LD metadata in `<script>`), a whole-page serialization must.
 const NOT_TEXT: &str = "script, style, noscript, template";
 
-/// A page's content, converted.
+/// A page's content, converted (also what `web_fetch` makes of any textual body).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Page {
     /// The page's title, if it has one.

@@ -27,6 +27,7 @@ use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistr
 use serde_json::json;
 
 #[path = "support/processes.rs"]
+#[allow(dead_code)] // each test binary uses part of it
 mod processes;
 use processes::{marker, processes_with};
 

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 #[path = "support/processes.rs"]
+#[allow(dead_code)] // each test binary uses part of it
 mod processes;
 
 type Client = RunningService<RoleClient, ()>;

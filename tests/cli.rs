@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use agent_tools::builtin_tools::Workspace;
 use agent_tools::cli::{self, Io};
-use agent_tools::{Json, ToolError, ToolRegistry, Workspace, tool};
+use agent_tools::{Json, ToolError, ToolRegistry, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -22,8 +22,9 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_tools::builtin_tools::Builtins;
+use agent_tools::builtin_tools::Workspace;
 use agent_tools::builtin_tools::shell::{ExecConfig, ExecSandbox};
-use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult, Workspace};
+use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult};
 use serde_json::json;
 
 #[path = "support/processes.rs"]

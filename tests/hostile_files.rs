@@ -12,7 +12,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use agent_tools::builtin_tools::Builtins;
-use agent_tools::{ToolCall, ToolRegistry, ToolResult, Workspace};
+use agent_tools::builtin_tools::Workspace;
+use agent_tools::{ToolCall, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 
 /// A deadline that the bounded tools meet with room to spare and the unbounded ones

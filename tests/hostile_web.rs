@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_tools::builtin_tools::Builtins;
+use agent_tools::builtin_tools::Workspace;
 use agent_tools::builtin_tools::web::FetchConfig;
-use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult, Workspace};
+use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;

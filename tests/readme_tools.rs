@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
+use agent_tools::builtin_tools::Workspace;
 use agent_tools::builtin_tools::agent::LocalSubagents;
 use agent_tools::builtin_tools::media::{MediaConfig, WebhookSender};
 use agent_tools::builtin_tools::web::SearchConfig;
 use agent_tools::builtin_tools::{Builtins, memory::MemoryStore};
-use agent_tools::{BoxFuture, ToolRegistry, ToolSpec, Workspace};
+use agent_tools::{BoxFuture, ToolRegistry, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

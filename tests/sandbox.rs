@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use agent_tools::builtin_tools::Builtins;
-use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult, Workspace};
+use agent_tools::builtin_tools::Workspace;
+use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 
 const SIBLINGS: [&str; 5] = ["ws2", "ws_evil", "ws.bak", "ws-old", "outside"];

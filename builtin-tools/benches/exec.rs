@@ -9,10 +9,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use builtin_tools::Builtins;
+use builtin_tools::Workspace;
 use builtin_tools::shell::{ExecConfig, ExecSandbox};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use tool_core::{ToolCall, ToolRegistry, Workspace};
+use tool_core::{ToolCall, ToolRegistry};
 
 fn registry(workspace: &Workspace, sandbox: ExecSandbox, keep_background: bool) -> ToolRegistry {
     let mut config = ExecConfig::default();

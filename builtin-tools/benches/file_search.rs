@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use builtin_tools::Workspace;
 use builtin_tools::fs::search::{FileSearchArgs, file_search};
 use criterion::{Criterion, criterion_group, criterion_main};
-use tool_core::Workspace;
 
 const FILES: usize = 20_000;
 const FILES_PER_DIR: usize = 100;

@@ -3,9 +3,9 @@
 
 use std::hint::black_box;
 
+use builtin_tools::Workspace;
 use builtin_tools::fs::read::{ReadFileArgs, read_file};
 use criterion::{Criterion, criterion_group, criterion_main};
-use tool_core::Workspace;
 
 fn read_large_file(c: &mut Criterion) {
     let temp = tempfile::tempdir().expect("a temporary directory");

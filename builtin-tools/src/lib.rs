@@ -9,8 +9,8 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use builtin_tools::Builtins;
-//! use tool_core::{ToolRegistry, Workspace};
+//! use builtin_tools::{Builtins, Workspace};
+//! use tool_core::ToolRegistry;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let registry = ToolRegistry::new();
@@ -31,9 +31,11 @@ mod process_group;
 pub mod screen;
 pub mod shell;
 pub mod web;
+mod workspace;
 
 pub use config::{
     BuiltinConfig, ExecSection, MediaSection, MemorySection, SandboxSetting, SubagentsSection,
     TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};
+pub use workspace::{OpenedFile, Workspace, WorkspaceError, WriteMode, Written};

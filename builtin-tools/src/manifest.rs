@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use tool_core::{ToolContext, ToolError, ToolOutput, Workspace};
+use crate::Workspace;
+use tool_core::{ToolContext, ToolError, ToolOutput};
 use tool_macros::toolset;
 
 use crate::agent::SubagentManager;

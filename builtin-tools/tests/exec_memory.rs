@@ -1,8 +1,9 @@
 //! `exec` reading a 500 MB flood keeps its memory bounded. Alone in its own test binary,
 //! so the process's peak memory belongs to this one test.
 
+use builtin_tools::Workspace;
 use builtin_tools::shell::{Exec, ExecArgs, ExecConfig, exec};
-use tool_core::{ToolContext, Workspace};
+use tool_core::ToolContext;
 
 /// The process's peak resident memory (`VmHWM`) in KiB.
 fn peak_kib() -> u64 {

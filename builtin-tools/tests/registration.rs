@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use builtin_tools::Builtins;
+use builtin_tools::Workspace;
 use builtin_tools::agent::{LocalSubagents, SubagentManager, SubagentStatus};
 use builtin_tools::web::SearchConfig;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tool_core::{BoxFuture, ToolCall, ToolRegistry, Workspace};
+use tool_core::{BoxFuture, ToolCall, ToolRegistry};
 
 const ALWAYS: [&str; 8] = [
     "read_file",

@@ -23,7 +23,7 @@ use std::path::Path;
 use arbitrary::{Result, Unstructured};
 use builtin_tools::fs::edit::{Edit, EditFileArgs, edit_file};
 use libfuzzer_sys::fuzz_target;
-use tool_core::Workspace;
+use builtin_tools::Workspace;
 
 const FILE: &str = "dir/file.txt";
 

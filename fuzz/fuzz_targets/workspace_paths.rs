@@ -34,7 +34,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::symlink;
 use std::path::{Component, Path, PathBuf};
 
-use agent_tools::{Workspace, WriteMode};
+use builtin_tools::{Workspace, WriteMode};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 

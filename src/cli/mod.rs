@@ -38,7 +38,8 @@ use clap::Parser as _;
 pub use args::{Cli, Command, DialectArg, GlobalArgs, MountArg, MountTarget, MountToken, StrictArg};
 pub use config::Config;
 
-use crate::{DefinitionOptions, JsonlAudit, ToolRegistry, Workspace};
+use crate::builtin_tools::Workspace;
+use crate::{DefinitionOptions, JsonlAudit, ToolRegistry};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;

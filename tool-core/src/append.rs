@@ -10,7 +10,7 @@ use std::io::{self, Write as _};
 
 /// Appends `bytes` to `file` (opened in append mode) and, with `sync`, flushes them to
 /// disk; on failure, nothing of them remains.
-pub(crate) fn append_all(file: &mut File, bytes: &[u8], sync: bool) -> io::Result<()> {
+pub fn append_all(file: &mut File, bytes: &[u8], sync: bool) -> io::Result<()> {
     let mut written = 0;
     while written < bytes.len() {
         match file.write(&bytes[written..]) {

@@ -10,7 +10,6 @@
 //!   errors, timeouts, cancellation and panics all become a [`ToolResult`] with
 //!   `is_error` set and a message the model can act on. Every call produces an
 //!   [`AuditEvent`].
-//! - [`Workspace`] is the directory file tools may touch, held as a capability.
 //!
 //! Most applications use this crate through the `agent-tools` facade.
 
@@ -19,6 +18,9 @@
 // Lets `#[tool]` name this crate `::tool_core` from inside it as well (its tests).
 extern crate self as tool_core;
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 mod append;
 pub mod audit;
 mod context;
@@ -37,11 +39,6 @@ mod tool;
 mod toolset;
 mod typed;
 pub mod validation;
-mod workspace;
-
-#[doc(hidden)]
-#[path = "private.rs"]
-pub mod __private;
 
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
@@ -59,7 +56,6 @@ pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
 pub use typed::{ToolArgs, TypedTool};
 pub use validation::InvalidArguments;
-pub use workspace::{OpenedFile, Workspace, WorkspaceError, WriteMode, Written};
 
 /// Re-exported so that users name the same versions the macros generate code for.
 pub use schemars;

@@ -8,6 +8,9 @@ pub use serde;
 
 use crate::{ToolError, TypedTool};
 
+/// Appending all or nothing, for the audit log here and `builtin-tools`' `Workspace`.
+pub use crate::append::append_all;
+
 /// Runs a synchronous tool body on Tokio's blocking pool. A panic in the body is resumed
 /// here, so the registry reports it like any other panic.
 pub async fn run_blocking<O, F>(body: F) -> Result<O, ToolError>

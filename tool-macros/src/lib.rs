@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod attr;
+mod cfg;
 mod crate_path;
 mod docs;
 mod errors;

@@ -28,6 +28,8 @@ pub(crate) struct ToolDef {
     pub(crate) owner: Owner,
     /// The runtime crate, e.g. `::agent_tools`.
     pub(crate) krate: TokenStream,
+    /// The function's `#[cfg(...)]` attributes, repeated on everything generated for it.
+    pub(crate) cfgs: Vec<Attribute>,
 }
 
 impl ToolDef {
@@ -91,6 +93,7 @@ impl ToolDef {
             owner,
             krate,
             attrs,
+            cfgs: crate::cfg::cfg_attributes(fn_attrs),
         })
     }
 

@@ -25,12 +25,18 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let args_struct = generated_args_struct(&def);
     let typed_impl = typed_tool_impl(&def);
     let test = schema_test(&def);
+    let generated = crate::cfg::gate_items(
+        quote! {
+            #tool_struct
+            #args_struct
+            #typed_impl
+            #test
+        },
+        &def.cfgs,
+    )?;
     Ok(quote! {
         #function
-        #tool_struct
-        #args_struct
-        #typed_impl
-        #test
+        #generated
     })
 }
 

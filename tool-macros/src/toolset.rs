@@ -52,7 +52,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ));
     }
     let self_ty = &*block.self_ty;
-    let tools = defs.iter().map(|def| method_tool(def, self_ty));
+    let tools = defs
+        .iter()
+        .map(|def| crate::cfg::gate_items(method_tool(def, self_ty), &def.cfgs))
+        .collect::<syn::Result<Vec<_>>>()?;
     let toolset_impl = toolset_impl(&defs, self_ty);
     Ok(quote! {
         #block
@@ -162,9 +165,10 @@ fn toolset_impl(defs: &[ToolDef], self_ty: &Type) -> TokenStream {
         let push = quote! {
             tools.push(::std::sync::Arc::new(#ident(::std::sync::Arc::clone(&self))));
         };
+        let cfgs = &def.cfgs;
         match &def.attrs.enabled {
-            Some((condition, _)) => quote!(if #condition { #push }),
-            None => push,
+            Some((condition, _)) => quote!(#(#cfgs)* if #condition { #push }),
+            None => quote!(#(#cfgs)* { #push }),
         }
     });
     quote! {

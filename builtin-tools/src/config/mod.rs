@@ -12,8 +12,9 @@ mod sections;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::Workspace;
 use serde::Deserialize;
-use tool_core::{ToolRegistry, Workspace};
+use tool_core::ToolRegistry;
 
 pub use sections::{
     ExecSection, MediaSection, MemorySection, SandboxSetting, ScreenshotSection, SubagentsSection,

@@ -21,11 +21,11 @@ pub struct WorkspaceSection {
     pub read_only: bool,
     /// Paths or patterns (relative to the root; `*`, `?`, `**`) the write tools refuse,
     /// with everything below them: `["secrets", "**/.env"]`. See
-    /// [`Workspace::protect`](tool_core::Workspace::protect).
+    /// [`Workspace::protect`](crate::Workspace::protect).
     pub protect: Vec<PathBuf>,
     /// Protect git's directories from the write tools (`**/.git` and the hooks directory
     /// git's config names). Default true; see
-    /// [`Workspace::protect_git`](tool_core::Workspace::protect_git).
+    /// [`Workspace::protect_git`](crate::Workspace::protect_git).
     pub protect_git: bool,
 }
 

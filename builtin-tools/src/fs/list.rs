@@ -7,10 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::{Workspace, WorkspaceError};
 use cap_std::fs::{Dir, DirEntry};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ToolError, Workspace, WorkspaceError};
+use tool_core::ToolError;
 
 use super::format::{human_size, plural};
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use tool_core::Workspace;
+use crate::Workspace;
 
 /// Names at least this similar are suggested.
 const MIN_SIMILARITY: f64 = 0.66;

@@ -9,9 +9,10 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+use crate::{Workspace, WorkspaceError};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{Content, Image, ToolError, ToolOutput, Workspace, WorkspaceError};
+use tool_core::{Content, Image, ToolError, ToolOutput};
 
 use self::lines::BoundedLines;
 use super::format::{cut_line, human_size};

@@ -24,9 +24,10 @@ mod walk;
 
 use std::path::PathBuf;
 
+use crate::{Workspace, WorkspaceError};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ToolError, Workspace, WorkspaceError};
+use tool_core::ToolError;
 
 use self::glob::PathGlob;
 use self::render::Request;

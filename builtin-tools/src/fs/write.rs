@@ -1,8 +1,9 @@
 //! `write_file`: create, replace or append to a file, atomically when replacing.
 
+use crate::{Workspace, WriteMode};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ToolError, Workspace, WriteMode};
+use tool_core::ToolError;
 
 use super::format::{human_size, plural};
 

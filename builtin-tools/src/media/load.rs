@@ -4,8 +4,8 @@
 use std::io::Read as _;
 use std::path::Path;
 
+use crate::Workspace;
 use cap_std::fs::File;
-use tool_core::Workspace;
 
 use super::{MediaConfig, MediaFile};
 use crate::fs::format::human_size;

@@ -4,7 +4,7 @@
 //! read by people before anyone notices a mistake. So nothing is sent on trust:
 //!
 //! - **Only workspace files.** Every path is opened through
-//!   [`Workspace`](tool_core::Workspace), so `..`, absolute paths and symbolic links
+//!   [`Workspace`](crate::Workspace), so `..`, absolute paths and symbolic links
 //!   cannot reach the rest of the machine (a model talked into sending `~/.ssh/id_rsa`
 //!   gets a refusal).
 //! - **Types from content, not names.** A file's media type is detected from its bytes

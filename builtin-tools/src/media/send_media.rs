@@ -1,8 +1,9 @@
 //! The `send_media` tool: check every file, then send them all and report each.
 
+use crate::Workspace;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ToolError, Workspace};
+use tool_core::ToolError;
 
 use super::load::{Loaded, load};
 use super::{MediaConfig, MediaFile, MediaSender};

@@ -35,7 +35,8 @@ mod save;
 mod scale;
 mod x11;
 
-use tool_core::{ToolError, ToolOutput, Workspace};
+use crate::Workspace;
+use tool_core::{ToolError, ToolOutput};
 
 pub use args::{Region, ScreenshotArgs, Target};
 pub use config::{DEFAULT_MAX_IMAGE_SIDE, ScreenshotConfig};

@@ -2,7 +2,8 @@
 
 use std::time::SystemTime;
 
-use tool_core::{Content, Image, ToolError, ToolOutput, Workspace, WriteMode};
+use crate::{Workspace, WriteMode};
+use tool_core::{Content, Image, ToolError, ToolOutput};
 
 use super::args::Region;
 use super::config::ScreenshotConfig;

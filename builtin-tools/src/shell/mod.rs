@@ -19,10 +19,11 @@ mod sandbox;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::Workspace;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::process::Command;
-use tool_core::{ToolContext, ToolError, Workspace};
+use tool_core::{ToolContext, ToolError};
 
 pub use env::{DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED, looks_secret};
 pub use guard::DEFAULT_DENY;
@@ -222,7 +223,7 @@ fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError
     let canonical = ws
         .dir()
         .canonicalize(&relative)
-        .map_err(|error| tool_core::WorkspaceError::from_io(&shown, error))?;
+        .map_err(|error| crate::WorkspaceError::from_io(&shown, error))?;
     if !ws.dir().is_dir(&canonical) {
         return Err(ToolError::new(format!("`{shown}` is not a directory")));
     }

@@ -2,8 +2,9 @@
 //! sub-agents of a session may wait and may start in all, and a time limit that counts
 //! from the `spawn` call.
 
+use crate::Workspace;
 use serde_json::json;
-use tool_core::{ToolCall, ToolResult, Workspace};
+use tool_core::{ToolCall, ToolResult};
 
 use super::*;
 

@@ -18,9 +18,10 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::time::{Duration, Instant};
 
+use crate::Workspace;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::{ToolError, Workspace};
+use tool_core::ToolError;
 
 use apply::{Change, Document};
 

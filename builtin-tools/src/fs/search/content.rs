@@ -14,9 +14,10 @@ mod sink;
 
 use std::path::Path;
 
+use crate::Workspace;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
-use tool_core::{ToolError, Workspace};
+use tool_core::ToolError;
 
 pub(super) use self::sink::{Entry, FileLines, LineKind};
 

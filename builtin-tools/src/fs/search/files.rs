@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use tool_core::Workspace;
+use crate::Workspace;
 
 use super::collect::Collected;
 use super::glob::PathGlob;

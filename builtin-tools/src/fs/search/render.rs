@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use tool_core::Workspace;
+use crate::Workspace;
 
 use super::MAX_RESULTS;
 use super::collect::{Collected, Totals};

@@ -2,9 +2,10 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+use crate::Workspace;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tool_core::{ToolError, Workspace};
+use tool_core::ToolError;
 
 use super::glob::PathGlob;
 use super::walk::FileVisitor as _;

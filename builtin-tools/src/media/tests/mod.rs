@@ -9,11 +9,11 @@ mod webhook;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use crate::Workspace;
 use axum::Router;
 use axum::extract::{Multipart, State};
 use axum::http::Uri;
 use axum::response::Response;
-use tool_core::Workspace;
 
 use super::{MediaConfig, MediaSender, SendMediaArgs, WebhookSender, send_media};
 

@@ -11,8 +11,9 @@ mod xvfb;
 
 use std::path::Path;
 
+use crate::Workspace;
 use base64::Engine as _;
-use tool_core::{Content, ToolOutput, Workspace};
+use tool_core::{Content, ToolOutput};
 
 use super::codec;
 use super::raster::Rgb;

@@ -91,7 +91,7 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     if metadata.nlink() > 1 {
         return Err(io::Error::other(HardLinks(metadata.nlink())));
     }
-    crate::append::append_all(&mut file.into_std(), contents, true)?;
+    tool_core::__private::append_all(&mut file.into_std(), contents, true)?;
     if !target_existed {
         sync_dir(dir)?;
     }

@@ -132,8 +132,8 @@ impl WorkspaceError {
 
 /// A workspace error is a tool failure the model can act on: its message says what was
 /// wrong with the path.
-impl From<WorkspaceError> for crate::ToolError {
+impl From<WorkspaceError> for tool_core::ToolError {
     fn from(error: WorkspaceError) -> Self {
-        crate::ToolError::new(error.to_string())
+        tool_core::ToolError::new(error.to_string())
     }
 }

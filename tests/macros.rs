@@ -147,10 +147,33 @@ impl Notes {
         self.prefix.len().to_string()
     }
 
+    /// Compiled out, and with it everything generated for it: its argument type exists
+    /// only under the same condition.
+    #[tool]
+    #[cfg(any())]
+    async fn note_archive(&self, args: ArchiveArgs) -> String {
+        args.0
+    }
+
+    /// Compiled in under a condition that holds.
+    #[tool(read_only)]
+    #[cfg(all())]
+    async fn note_prefix(&self) -> String {
+        self.prefix.clone()
+    }
+
     /// Not a tool: helpers stay ordinary methods.
     fn helper(&self) -> usize {
         self.prefix.len()
     }
+}
+
+/// A free tool behind a condition that never holds: without `#[cfg]` on what `#[tool]`
+/// generates, its missing argument type would not compile.
+#[tool]
+#[cfg(any())]
+async fn archive_all(args: ArchiveArgs) -> String {
+    args.0
 }
 
 async fn call(registry: &ToolRegistry, name: &str, arguments: Value) -> agent_tools::ToolResult {
@@ -271,7 +294,7 @@ async fn toolsets_share_state_and_honor_enabled() {
     assert_eq!(notes.helper(), 5);
     let registry = ToolRegistry::new();
     let names = notes.clone().register_all(&registry).unwrap();
-    assert_eq!(names, vec!["note_read", "note_count"]);
+    assert_eq!(names, vec!["note_read", "note_count", "note_prefix"]);
     assert_eq!(
         call(&registry, "note_read", json!({"id": 3})).await.text(),
         "note-3"
@@ -289,7 +312,10 @@ async fn toolsets_share_state_and_honor_enabled() {
     })
     .register_all(&permissive)
     .unwrap();
-    assert_eq!(permissive.names(), vec!["note_read", "note_delete", "note_count"]);
+    assert_eq!(
+        permissive.names(),
+        vec!["note_read", "note_delete", "note_count", "note_prefix"]
+    );
     let delete = permissive.get("note_delete").unwrap();
     assert_eq!(delete.spec().annotations.destructive, Some(true));
     let result = call(&permissive, "note_delete", json!({"id": 4})).await;

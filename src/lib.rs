@@ -113,7 +113,9 @@ pub mod cli;
 pub use tool_core::*;
 pub use tool_macros::{tool, toolset};
 
-/// The built-in agent tools.
+/// The built-in agent tools: one Cargo feature per family (`fs`, `shell`, `web`, `memory`,
+/// `agent`, `screen`, `media`; `builtins` for all).
+#[cfg(feature = "builtin-tools")]
 pub use builtin_tools;
 
 /// MCP: serve a registry to MCP clients ([`serve_stdio`](mcp::serve_stdio),

@@ -4,8 +4,26 @@
 //!
 //! [`Builtins`] is the manifest: one `#[toolset]` impl whose methods are the tools — the
 //! doc comment of each is the description the model reads, and the body is one line
-//! delegating to the tool's module. So far it has the file tools ([`fs`]); the other
-//! families arrive issue by issue.
+//! delegating to the tool's module.
+//!
+//! ## Features
+//!
+//! Each family of tools is a Cargo feature, all on by default (`all`); turn the defaults
+//! off and name the families you want to compile only their dependencies.
+//! [`Builtins`] and [`register_all`] register the tools that are compiled in.
+//!
+//! | feature | tools | pulls in |
+//! |---|---|---|
+//! | `fs` | `read_file`, `write_file`, `edit_file`, `list_dir`, `file_search` | ripgrep's crates, `similar` |
+//! | `shell` | `exec` | `landlock`, `seccompiler` |
+//! | `web` | `web_fetch`, `web_search` | `reqwest` (rustls), `html5ever`, Readability |
+//! | `memory` | `memory_write`, `memory_search`, `memory_read` | SQLite (bundled) |
+//! | `agent` | `spawn` | `reqwest` |
+//! | `screen` | `screenshot` (and `web`, whose SSRF guard page captures use) | `x11rb`, `png` |
+//! | `media` | `send_media` | `reqwest` (multipart) |
+//!
+//! [`Workspace`] and the configuration types are always there: a configuration file that
+//! names a family this build leaves out still reads.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -19,17 +37,37 @@
 //! ```
 
 #![warn(missing_docs)]
+// A build with some of the families compiles shared helpers (file kinds, text formats,
+// the configuration) of which only the others use some parts; the full build (`all`),
+// which CI lints with `-D warnings`, keeps every lint.
+#![cfg_attr(
+    not(feature = "all"),
+    allow(dead_code, unused_imports, unused_variables, unused_mut)
+)]
 
+#[cfg(feature = "agent")]
 pub mod agent;
+#[cfg(any(feature = "web", feature = "media"))]
+mod capped_body;
 mod config;
+mod file_kind;
+#[cfg(feature = "fs")]
 pub mod fs;
 mod manifest;
+#[cfg(feature = "media")]
 pub mod media;
+#[cfg(feature = "memory")]
 pub mod memory;
+#[cfg(feature = "memory")]
 mod memory_source;
+#[cfg(any(feature = "shell", feature = "screen"))]
 mod process_group;
+#[cfg(feature = "screen")]
 pub mod screen;
+#[cfg(feature = "shell")]
 pub mod shell;
+mod text_format;
+#[cfg(feature = "web")]
 pub mod web;
 mod workspace;
 

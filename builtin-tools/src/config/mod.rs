@@ -22,10 +22,15 @@ pub use sections::{
 };
 
 use crate::Builtins;
+#[cfg(feature = "agent")]
 use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
+#[cfg(feature = "media")]
 use crate::media::{MediaConfig, MediaSender, TelegramSender, WebhookSender};
+#[cfg(feature = "memory")]
 use crate::memory::MemoryStore;
+#[cfg(feature = "screen")]
 use crate::screen::ScreenshotConfig;
+#[cfg(feature = "web")]
 use crate::web::SearchConfig;
 
 /// The built-in tools' configuration.
@@ -94,47 +99,64 @@ pub fn register_all_with_env(
         .or_else(|| config.workspace.root.clone())
         .map_or_else(std::env::current_dir, Ok)
         .map_err(|error| format!("cannot find the current directory: {error}"))?;
-    let mut workspace = config.workspace.open(&root)?;
-    let memory = match config.memory.enabled {
-        true => {
-            let path = config.memory.database(workspace.root(), env)?;
-            // The database is the memory tools' to change, not the file tools': a path
-            // chosen inside the workspace is protected (one outside needs nothing).
-            if let Some(directory) = path.parent() {
-                workspace = workspace.protect(directory);
-            }
-            Some(path)
-        }
-        false => None,
-    };
-    let mut builder = Builtins::builder(workspace)
-        .exec(config.exec.to_config())
-        .fetch(config.web.fetch_config()?)
-        .screenshot(config.screenshot.to_config(&config.web));
-    if let Some(key) = BuiltinConfig::secret(env, &config.web.search_api_key_env) {
-        let mut search = SearchConfig::new(key);
-        if let Some(endpoint) = &config.web.search_endpoint {
-            search = search.endpoint(endpoint.clone());
-        }
-        builder = builder.search(search);
+    let workspace = config.workspace.open(&root)?;
+    #[cfg(feature = "memory")]
+    let (workspace, memory) = config.memory.place(workspace, env)?;
+    let mut builder = Builtins::builder(workspace);
+    #[cfg(feature = "shell")]
+    {
+        builder = builder.exec(config.exec.to_config());
     }
+    #[cfg(feature = "web")]
+    {
+        builder = builder.fetch(config.web.fetch_config()?);
+        if let Some(search) = config.web.search_config(env) {
+            builder = builder.search(search);
+        }
+    }
+    #[cfg(feature = "screen")]
+    {
+        builder = builder.screenshot(config.screenshot.to_config(&config.web));
+    }
+    #[cfg(feature = "memory")]
     if let Some(path) = memory {
         // Opened at the first memory call: listing the tools creates no database.
         builder = builder.memory_at(path);
     }
     if let Some(media) = &config.media {
-        builder = builder.media(media.sender(env)?, media.limits());
+        #[cfg(feature = "media")]
+        {
+            builder = builder.media(media.sender(env)?, media.limits());
+        }
+        #[cfg(not(feature = "media"))]
+        return Err(left_out("[media]", "media"));
     }
     if let Some(subagents) = &config.subagents {
-        let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);
-        let runner = subagents.runner(api_key)?;
-        builder = builder.subagents(Arc::new(subagents.manager(runner, registry.clone())));
+        #[cfg(feature = "agent")]
+        {
+            let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);
+            let runner = subagents.runner(api_key)?;
+            builder = builder.subagents(Arc::new(subagents.manager(runner, registry.clone())));
+        }
+        #[cfg(not(feature = "agent"))]
+        return Err(left_out("[subagents]", "agent"));
     }
     Arc::new(builder.build()?)
         .register_all(registry)
         .map_err(|error| error.to_string())
 }
 
+/// A section that asks for tools this build leaves out: said, rather than ignored, since
+/// whoever wrote it expects the tools.
+#[cfg(any(not(feature = "media"), not(feature = "agent")))]
+fn left_out(section: &str, feature: &str) -> String {
+    format!(
+        "the configuration has a {section} section, but this build of builtin-tools leaves out \
+         its tools: enable the `{feature}` feature, or remove the section"
+    )
+}
+
+#[cfg(feature = "agent")]
 impl SubagentsSection {
     fn runner(&self, api_key: Option<String>) -> Result<OpenAiCompatibleRunner, String> {
         let mut runner =
@@ -155,6 +177,20 @@ impl SubagentsSection {
     }
 }
 
+#[cfg(feature = "web")]
+impl WebSection {
+    /// `web_search`'s configuration, when the environment holds the API key.
+    fn search_config(&self, env: &dyn Fn(&str) -> Option<String>) -> Option<SearchConfig> {
+        let key = BuiltinConfig::secret(env, &self.search_api_key_env)?;
+        let mut search = SearchConfig::new(key);
+        if let Some(endpoint) = &self.search_endpoint {
+            search = search.endpoint(endpoint.clone());
+        }
+        Some(search)
+    }
+}
+
+#[cfg(feature = "screen")]
 impl ScreenshotSection {
     /// The screenshot configuration, with `[web]`'s guard settings for page captures.
     fn to_config(&self, web: &WebSection) -> ScreenshotConfig {
@@ -174,6 +210,7 @@ impl ScreenshotSection {
     }
 }
 
+#[cfg(feature = "media")]
 impl MediaSection {
     fn sender(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn MediaSender>, String> {
         match (&self.webhook_url, &self.telegram) {
@@ -205,7 +242,26 @@ impl MediaSection {
     }
 }
 
+#[cfg(feature = "memory")]
 impl MemorySection {
+    /// The database to open when the memory tools are enabled, and the workspace with the
+    /// database's directory protected: the database is the memory tools' to change, not
+    /// the file tools' (a path outside the workspace needs no protection).
+    fn place(
+        &self,
+        mut workspace: Workspace,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(Workspace, Option<PathBuf>), String> {
+        if !self.enabled {
+            return Ok((workspace, None));
+        }
+        let path = self.database(workspace.root(), env)?;
+        if let Some(directory) = path.parent() {
+            workspace = workspace.protect(directory);
+        }
+        Ok((workspace, Some(path)))
+    }
+
     /// The database: `path` made absolute, or the default outside the workspace
     /// ([`MemoryStore::default_path_with_env`], from `env`'s `XDG_DATA_HOME` or `HOME`).
     fn database(

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+#[cfg(feature = "shell")]
 use crate::shell::{ExecConfig, ExecSandbox};
+#[cfg(feature = "web")]
 use crate::web::FetchConfig;
 
 /// `[workspace]`.
@@ -80,6 +82,7 @@ pub enum SandboxSetting {
     None,
 }
 
+#[cfg(feature = "shell")]
 impl ExecSection {
     /// The exec configuration: the defaults with this section's keys applied.
     pub fn to_config(&self) -> ExecConfig {
@@ -140,6 +143,7 @@ impl Default for WebSection {
     }
 }
 
+#[cfg(feature = "web")]
 impl WebSection {
     /// The fetch configuration this section describes, with its root certificates read
     /// from their files. Fails on a trusted "host name" that is an IP address (the guard
@@ -169,6 +173,7 @@ impl WebSection {
     }
 }
 
+#[cfg(feature = "web")]
 fn is_address(name: &str) -> bool {
     name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok()
 }

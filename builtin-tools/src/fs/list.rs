@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::ToolError;
 
-use super::format::{human_size, plural};
+use crate::text_format::{human_size, plural};
 
 /// Entries listed when the call does not say.
 pub const DEFAULT_LIMIT: u32 = 200;

@@ -7,8 +7,6 @@
 //! comments are what the model reads) and its logic.
 
 pub mod edit;
-pub(crate) mod format;
-pub(crate) mod kind;
 pub mod list;
 mod nearby;
 pub mod read;

@@ -15,8 +15,8 @@ use serde::Deserialize;
 use tool_core::{Content, Image, ToolError, ToolOutput};
 
 use self::lines::BoundedLines;
-use super::format::{cut_line, human_size};
-use super::kind::{FileKind, sniff};
+use crate::file_kind::{FileKind, sniff};
+use crate::text_format::{cut_line, human_size};
 
 mod lines;
 

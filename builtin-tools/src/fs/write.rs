@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::ToolError;
 
-use super::format::{human_size, plural};
+use crate::text_format::{human_size, plural};
 
 /// What to do when the file exists.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

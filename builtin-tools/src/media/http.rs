@@ -13,7 +13,7 @@ use tool_core::ToolError;
 use url::Url;
 
 use super::MediaFile;
-use crate::web::body::read_capped;
+use crate::capped_body::read_capped;
 
 /// How long connecting may take by default.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

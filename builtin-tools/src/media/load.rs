@@ -8,8 +8,8 @@ use crate::Workspace;
 use cap_std::fs::File;
 
 use super::{MediaConfig, MediaFile};
-use crate::fs::format::human_size;
-use crate::fs::kind::{Format, claimed_by_name, identify};
+use crate::file_kind::{Format, claimed_by_name, identify};
+use crate::text_format::human_size;
 
 /// A file that passed every check, and its path as the model gave it (normalized).
 pub(super) struct Loaded {

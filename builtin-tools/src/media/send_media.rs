@@ -7,7 +7,7 @@ use tool_core::ToolError;
 
 use super::load::{Loaded, load};
 use super::{MediaConfig, MediaFile, MediaSender};
-use crate::fs::format::human_size;
+use crate::text_format::human_size;
 
 /// Most files one call sends.
 pub const MAX_FILES: usize = 10;

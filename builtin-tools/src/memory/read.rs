@@ -7,7 +7,7 @@ use tool_core::ToolError;
 use super::entry::Memory;
 use super::format::{check_count, date, heading};
 use super::store::MemoryStore;
-use crate::fs::format::plural;
+use crate::text_format::plural;
 
 /// Arguments of `memory_read`: give exactly one of `id`, `key` or `recent`.
 #[derive(Debug, Deserialize, JsonSchema)]

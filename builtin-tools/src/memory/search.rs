@@ -8,7 +8,7 @@ use super::entry::{SearchHit, SearchResults};
 use super::format::{MAX_LISTED, check_count, date, heading};
 use super::store::MemoryStore;
 use super::tags;
-use crate::fs::format::plural;
+use crate::text_format::plural;
 
 /// Results when `limit` is not given.
 const DEFAULT_LIMIT: u32 = 10;

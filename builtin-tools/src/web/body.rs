@@ -1,43 +1,7 @@
-//! Response bodies: read as a stream up to a cap, then decoded to text by their charset.
-//!
-//! The cap counts bytes after decompression (the client inflates gzip, brotli and deflate
-//! as the body streams in), so neither an endless body nor a compression bomb — a small
-//! download that inflates to gigabytes — can hold more than the cap in memory: reading
-//! stops at the cap and the rest of the body is never pulled.
+//! Response bodies decoded to text by their charset (read up to a cap by
+//! [`read_capped`](crate::capped_body::read_capped)).
 
 use encoding_rs::{Encoding, UTF_8};
-
-/// A body read up to a cap.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CappedBody {
-    /// The bytes read, at most the cap.
-    pub(crate) bytes: Vec<u8>,
-    /// The body went on past the cap.
-    pub(crate) truncated: bool,
-}
-
-/// Reads `response`'s (decompressed) body, keeping at most `cap` bytes.
-pub(crate) async fn read_capped(
-    mut response: reqwest::Response,
-    cap: usize,
-) -> Result<CappedBody, reqwest::Error> {
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await? {
-        let room = cap - bytes.len();
-        if chunk.len() > room {
-            bytes.extend_from_slice(&chunk[..room]);
-            return Ok(CappedBody {
-                bytes,
-                truncated: true,
-            });
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(CappedBody {
-        bytes,
-        truncated: false,
-    })
-}
 
 /// Decodes a body to text: a byte order mark wins, then the `charset` of the
 /// `Content-Type`, then (for HTML) a `<meta>` charset declaration, then UTF-8. Bytes

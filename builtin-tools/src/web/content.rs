@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::body::decode;
 use super::deadline::{Deadline, Stopped};
 use super::html;
-use crate::fs::kind::{FileKind, sniff};
+use crate::file_kind::{FileKind, sniff};
 
 /// How `web_fetch` renders a page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

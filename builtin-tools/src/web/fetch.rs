@@ -15,10 +15,10 @@ use reqwest::{Response, StatusCode};
 use tool_core::ToolError;
 use url::Url;
 
-use super::body::read_capped;
 use super::config::FetchConfig;
 use super::guard::{Guard, GuardError};
 use super::resolve::CheckedResolver;
+use crate::capped_body::read_capped;
 
 /// Headers that carry credentials; dropped when a redirect leaves the first origin.
 const CREDENTIALS: [HeaderName; 3] = [header::AUTHORIZATION, header::COOKIE, header::PROXY_AUTHORIZATION];

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use tool_core::ToolError;
 use url::Url;
 
-use super::body::read_capped;
+use crate::capped_body::read_capped;
 
 /// Brave's web search endpoint.
 pub const BRAVE_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";

@@ -21,7 +21,7 @@ use tool_core::{Content, Image, ToolContext, ToolError, ToolOutput};
 use super::content::{BodyKind, FetchFormat, Rendered, classify, render};
 use super::deadline::{self, earliest};
 use super::fetch::{FetchError, Fetched, Fetcher};
-use crate::fs::format::human_size;
+use crate::text_format::human_size;
 
 /// Characters returned when the call does not say.
 pub const DEFAULT_MAX_CHARS: u32 = 50_000;

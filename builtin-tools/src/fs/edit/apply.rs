@@ -8,7 +8,7 @@
 
 use super::Edit;
 use super::closest::closest_region;
-use crate::fs::format::{human_size, plural};
+use crate::text_format::{human_size, plural};
 
 /// Occurrences of an ambiguous quote whose lines are listed.
 const LISTED_OCCURRENCES: usize = 20;

@@ -211,7 +211,7 @@ impl std::fmt::Write for Capped {
         self.total += piece.len();
         if !self.full {
             let room = self.max - self.kept.len();
-            let fitting = super::format::prefix_within(piece, room);
+            let fitting = crate::text_format::prefix_within(piece, room);
             self.kept.push_str(fitting);
             self.full = fitting.len() < piece.len();
         }

@@ -1,4 +1,4 @@
-//! Small text helpers shared by the file tools' outputs.
+//! Small text helpers for what the tools tell the model: sizes, counts, cut lines.
 
 /// `1.2 KB`, `3.4 MB`: sizes as a person (or a model) reads them.
 pub(crate) fn human_size(bytes: u64) -> String {

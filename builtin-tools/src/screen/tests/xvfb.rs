@@ -61,12 +61,14 @@ impl Xvfb {
         panic!("Xvfb did not start on any of 20 displays");
     }
 
-    /// Polls for the server's socket; false when the server exited instead.
+    /// Polls until the server accepts a connection; false when it exited instead. (The
+    /// socket's file appears at `bind`, before the server listens: a connection then is
+    /// refused, so the file alone does not say the server is ready.)
     fn wait_for_socket(&mut self, number: u32) -> bool {
         let socket = format!("/tmp/.X11-unix/X{number}");
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if Path::new(&socket).exists() {
+            if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
                 return true;
             }
             if self.child.try_wait().expect("Xvfb can be waited for").is_some() {
@@ -74,7 +76,7 @@ impl Xvfb {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        panic!("Xvfb on :{number} did not create {socket} within 20 s");
+        panic!("Xvfb on :{number} did not accept connections on {socket} within 20 s");
     }
 }
 

@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use agent_tools::validation::ArgValidator;
+use agent_tools::ArgValidator;
 use agent_tools::{Outcome, ToolArguments, ToolCall, ToolRegistry, ToolSpec, tool};
 use libfuzzer_sys::fuzz_target;
 use schemars::JsonSchema;

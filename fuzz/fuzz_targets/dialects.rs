@@ -19,7 +19,7 @@
 #![no_main]
 
 use agent_tools::testing::provider_rule_violations;
-use agent_tools::validation::ArgValidator;
+use agent_tools::ArgValidator;
 use agent_tools::{DefinitionOptions, Dialect, GeminiSchema, Strict, ToolMeta, ToolSpec};
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use clap::Parser as _;
 
-pub use args::{Cli, Command, DialectArg, GlobalArgs, MountArg, MountTarget, MountToken, StrictArg};
+use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use config::Config;
 
 use crate::builtin_tools::Workspace;

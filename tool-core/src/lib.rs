@@ -22,14 +22,14 @@ extern crate self as tool_core;
 #[path = "private.rs"]
 pub mod __private;
 mod append;
-pub mod audit;
+mod audit;
 mod context;
 mod dialect;
 mod dynamic;
 mod error;
 mod output;
 mod prose;
-pub mod registry;
+mod registry;
 pub mod schema;
 pub mod secrets;
 mod spec;
@@ -38,7 +38,7 @@ pub mod testing;
 mod tool;
 mod toolset;
 mod typed;
-pub mod validation;
+mod validation;
 
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
@@ -55,7 +55,7 @@ pub use spec::{ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
 pub use typed::{ToolArgs, TypedTool};
-pub use validation::InvalidArguments;
+pub use validation::{ArgValidator, InvalidArguments};
 
 /// Re-exported so that users name the same versions the macros generate code for.
 pub use schemars;

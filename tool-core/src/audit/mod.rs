@@ -98,6 +98,16 @@ pub struct AuditEvent {
 
 /// Where audit events go. Called once per call, after it ends, from the task that made
 /// the call; implementations must be quick or hand off to a background writer.
+///
+/// Events are built only when a registry has sinks, so an unaudited registry pays
+/// nothing. Audit logs tend to be kept longer and read by more people than the
+/// conversation itself, so arguments and error texts are recorded with their secrets
+/// redacted by the project's one rule ([`crate::secrets`]): values under secret-looking
+/// keys (`api_key`, `token`, `password`, `authorization`), the values of `{name, value}`
+/// pairs with such a name, and secrets inside any string (token shapes, URL credentials,
+/// `Authorization:` headers, `NAME=value`) — also in arguments that did not parse.
+/// Argument sizes are capped. The sinks here: [`JsonlAudit`], [`MemoryAudit`],
+/// [`TracingAudit`].
 pub trait AuditSink: Send + Sync + 'static {
     /// Records one event. Sinks handle their own failures (a failed audit write never
     /// fails a tool call).

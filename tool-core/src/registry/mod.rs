@@ -39,6 +39,10 @@ const DEFAULT_AUDIT_ARGUMENT_BYTES: usize = 4096;
 
 /// A set of tools with validation, safe dispatch and an audit log.
 ///
+/// A registry is a cheap handle (`Clone` shares it) to a table of tools that is replaced
+/// as a whole on every change (copy on write). A call takes the current table once, so
+/// it sees a consistent snapshot while tools are registered or removed around it.
+///
 /// ```
 /// # async fn example() -> Result<(), tool_core::RegistryError> {
 /// use serde_json::{json, Value};

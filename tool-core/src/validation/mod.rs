@@ -17,6 +17,11 @@ use serde_json::Value;
 use crate::schema::check_input_schema;
 
 /// A compiled JSON Schema for one tool's arguments.
+///
+/// The registry compiles one per tool when the tool is registered, so a call pays only
+/// for the check itself. A valid call costs one `is_valid` pass; only a failing call
+/// collects and renders errors ([`InvalidArguments`]), and it reports *all* of them, so
+/// the model can fix everything in one retry.
 #[derive(Debug)]
 pub struct ArgValidator {
     validator: Validator,

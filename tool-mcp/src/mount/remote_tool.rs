@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::model::Tool as McpTool;
 use serde_json::Value;
-use tool_core::validation::ArgValidator;
+use tool_core::ArgValidator;
 use tool_core::{
     BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec,
     validate_tool_name,

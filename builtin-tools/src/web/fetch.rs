@@ -12,7 +12,7 @@ use std::time::Duration;
 use reqwest::header::{self, HeaderMap, HeaderName};
 use reqwest::redirect::Policy;
 use reqwest::{Response, StatusCode};
-use tool_core::ToolError;
+use tool_core::error_chain;
 use url::Url;
 
 use super::body::read_capped;
@@ -231,6 +231,7 @@ impl Fetcher {
     /// A client error as the model should read it: the guard's refusal if the resolver
     /// refused, a connect timeout, or the error's chain of causes.
     fn request_error(&self, url: &Url, error: reqwest::Error) -> FetchError {
+        // A refusal of the resolver's comes back wrapped in the client's errors.
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
         while let Some(cause) = source {
             if let Some(refusal) = cause.downcast_ref::<GuardError>() {
@@ -246,7 +247,7 @@ impl Fetcher {
         }
         FetchError::Network {
             url: url.to_string(),
-            reason: ToolError::from_error(error).message().to_owned(),
+            reason: error_chain(&error),
         }
     }
 }

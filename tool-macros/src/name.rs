@@ -2,28 +2,17 @@
 
 use proc_macro2::Span;
 
-/// Checks `^[a-zA-Z0-9_-]{1,64}$`, the rule every provider accepts. The same rule is
-/// enforced at registration (`tool_core::validate_tool_name`); checking it here too turns
-/// a run-time registration error into a compile error on the offending string.
+// The rule is tool-core's, compiled here from its source file (see that file for why the
+// macro cannot call tool-core), so a name the macro accepts is one registration accepts.
+#[path = "../../tool-core/src/spec/tool_name.rs"]
+mod tool_name;
+
+/// Checks a `#[tool]` name with the rule registration enforces
+/// (`tool_core::validate_tool_name`): a run-time registration error becomes a compile
+/// error on the offending string, worded as registration words it.
 pub(crate) fn check_tool_name(name: &str, span: Span) -> syn::Result<()> {
-    if name.is_empty() || name.len() > 64 {
-        return Err(syn::Error::new(
-            span,
-            format!("a tool name has 1 to 64 characters; `{name}` has {}", name.len()),
-        ));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "invalid tool name `{name}`: {bad:?} is not allowed; use only ASCII letters, digits, `_` and `-`"
-            ),
-        ));
-    }
-    Ok(())
+    tool_name::validate_tool_name(name)
+        .map_err(|reason| syn::Error::new(span, format!("invalid tool name `{name}`: {reason}")))
 }
 
 /// `read_file` → `ReadFile` (a leading `r#` is dropped).

@@ -31,7 +31,7 @@ pub mod registry;
 pub mod schema;
 pub mod secrets;
 mod spec;
-mod suggest;
+pub mod suggest;
 pub mod testing;
 mod tool;
 mod toolset;

@@ -2,8 +2,11 @@
 
 use proc_macro2::Span;
 
-// The rule is tool-core's, compiled here from its source file (see that file for why the
-// macro cannot call tool-core), so a name the macro accepts is one registration accepts.
+// The name rule and the "did you mean" scorer are tool-core's, compiled here from its
+// source files (the first says why the macro cannot call tool-core): a name the macro
+// accepts is one registration accepts, and a suggestion is the one the registry makes.
+#[path = "../../tool-core/src/suggest/similarity.rs"]
+mod similarity;
 #[path = "../../tool-core/src/spec/tool_name.rs"]
 mod tool_name;
 
@@ -31,14 +34,11 @@ pub(crate) fn pascal_case(snake: &str) -> String {
         .collect()
 }
 
-/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
+/// The candidate closest to `wanted`, if it is close enough to be a typo.
 pub(crate) fn closest<'a>(wanted: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|candidate| (strsim::levenshtein(wanted, candidate), *candidate))
-        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+    similarity::closest(wanted, candidates.iter().copied())
+        .into_iter()
+        .next()
 }
 
 #[cfg(test)]

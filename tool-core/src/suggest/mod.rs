@@ -1,39 +1,21 @@
-//! "Did you mean": the names close to one a model got wrong (tools, properties).
+//! "Did you mean": the names close to one that does not exist.
+//!
+//! [`closest`] is the scorer every suggestion goes through: unknown tools and properties
+//! here, paths in `builtin-tools`, `#[tool]` attributes in `tool-macros`.
 
-use std::borrow::Cow;
+mod similarity;
 
-/// Up to three of `names` close to `wanted`, best first.
+pub use similarity::closest;
+
+/// Up to three of `names` close to `wanted`, best first, for a tool or property name a
+/// model got wrong.
 ///
-/// Catches the usual model mistakes: wrong case, a namespace prefix such as
-/// `functions.read_file`, and small misspellings.
+/// Besides misspellings and wrong case, catches a namespace prefix such as
+/// `functions.read_file` or `default_api:read_file`: the name is taken after its last
+/// `.`, `:` or `/`.
 pub(crate) fn similar_names<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let wanted_lower = lowercase(wanted);
-    let unqualified = wanted_lower
-        .rsplit(['.', ':', '/'])
-        .next()
-        .unwrap_or(&wanted_lower);
-    let mut scored: Vec<(f64, &str)> = names
-        .filter_map(|name| {
-            let lower = lowercase(name);
-            let score = if *lower == *wanted_lower || *lower == *unqualified {
-                2.0
-            } else {
-                strsim::jaro_winkler(unqualified, &lower)
-            };
-            (score >= 0.8).then_some((score, name))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.into_iter().take(3).map(|(_, name)| name).collect()
-}
-
-/// Names are usually lower case already; only copy the ones that are not.
-fn lowercase(name: &str) -> Cow<'_, str> {
-    if name.chars().any(char::is_uppercase) {
-        Cow::Owned(name.to_lowercase())
-    } else {
-        Cow::Borrowed(name)
-    }
+    let unqualified = wanted.rsplit(['.', ':', '/']).next().unwrap_or(wanted);
+    closest(unqualified, names)
 }
 
 #[cfg(test)]
@@ -48,5 +30,22 @@ mod tests {
         assert_eq!(similar_names("Read_File", NAMES.into_iter()), vec!["read_file"]);
         assert_eq!(similar_names("functions.exec", NAMES.into_iter()), vec!["exec"]);
         assert!(similar_names("teleport", NAMES.into_iter()).is_empty());
+    }
+
+    #[test]
+    fn a_clear_winner_stands_alone_and_close_seconds_are_kept() {
+        assert_eq!(closest("mian.rs", ["lib.rs", "main.rs", "mod.rs"]), ["main.rs"]);
+        assert_eq!(closest("scr", ["src", "target", "tests"]), ["src"]);
+        assert_eq!(
+            closest(
+                "memory_get",
+                ["memory_read", "memory_search", "memory_write", "exec"]
+            ),
+            ["memory_write", "memory_read", "memory_search"]
+        );
+        assert_eq!(
+            closest("timout", ["idempotent", "strict", "timeout"]),
+            ["timeout"]
+        );
     }
 }

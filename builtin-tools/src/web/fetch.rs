@@ -17,8 +17,8 @@ use url::Url;
 
 use super::body::read_capped;
 use super::config::FetchConfig;
-use super::guard::{Guard, GuardError};
 use super::resolve::CheckedResolver;
+use super::ssrf_guard::{SsrfGuard, SsrfGuardError};
 
 /// Headers that carry credentials; dropped when a redirect leaves the first origin.
 const CREDENTIALS: [HeaderName; 3] = [header::AUTHORIZATION, header::COOKIE, header::PROXY_AUTHORIZATION];
@@ -28,7 +28,7 @@ const CREDENTIALS: [HeaderName; 3] = [header::AUTHORIZATION, header::COOKIE, hea
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
-    guard: Arc<Guard>,
+    guard: Arc<SsrfGuard>,
     config: Arc<FetchConfig>,
 }
 
@@ -129,7 +129,7 @@ impl Fetcher {
     /// A fetcher with `config`; fails if a configured root certificate is not valid PEM
     /// or the TLS backend cannot be set up.
     pub fn new(config: FetchConfig) -> Result<Self, String> {
-        let guard = Arc::new(Guard::new(&config));
+        let guard = Arc::new(SsrfGuard::new(&config));
         let client = reqwest::Client::builder()
             .user_agent(config.user_agent.as_str())
             .connect_timeout(config.connect_timeout)
@@ -234,7 +234,7 @@ impl Fetcher {
         // A refusal of the resolver's comes back wrapped in the client's errors.
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
         while let Some(cause) = source {
-            if let Some(refusal) = cause.downcast_ref::<GuardError>() {
+            if let Some(refusal) = cause.downcast_ref::<SsrfGuardError>() {
                 return guard_error(url, refusal.clone());
             }
             source = cause.source();
@@ -291,13 +291,15 @@ fn redirect_target(url: &Url, response: &Response) -> Result<Option<Url>, FetchE
         })
 }
 
-fn guard_error(url: &Url, error: GuardError) -> FetchError {
+fn guard_error(url: &Url, error: SsrfGuardError) -> FetchError {
     match error {
-        GuardError::Blocked(reason) => FetchError::Blocked {
+        SsrfGuardError::Blocked(reason) => FetchError::Blocked {
             url: url.to_string(),
             reason,
         },
-        unresolvable @ GuardError::Unresolvable { .. } => FetchError::Unresolvable(unresolvable.to_string()),
+        unresolvable @ SsrfGuardError::Unresolvable { .. } => {
+            FetchError::Unresolvable(unresolvable.to_string())
+        }
     }
 }
 

@@ -20,11 +20,11 @@ mod config;
 mod content;
 mod deadline;
 mod fetch;
-pub(crate) mod guard;
 mod html;
 pub(crate) mod proxy;
 mod resolve;
 mod search;
+pub(crate) mod ssrf_guard;
 mod web_fetch;
 
 pub use config::FetchConfig;

@@ -1,5 +1,6 @@
-//! [`Fetcher`]: HTTP GET with the SSRF guard, redirects followed by hand, one deadline and
-//! a capped body.
+//! The web tools' HTTP client, [`Fetcher`]: GET with the SSRF guard, redirects followed
+//! by hand, one deadline and a capped body. (The `web_fetch` tool around it is
+//! `web_fetch.rs`.)
 //!
 //! Redirects are not left to the HTTP client because every hop is a new destination the
 //! model did not name: each one is checked from scratch like the first URL (scheme, IP

@@ -38,7 +38,7 @@ pub struct Config {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CliKeys {
-    #[serde(default, with = "humantime_serde_option")]
+    #[serde(default, with = "humantime_serde")]
     default_timeout: Option<Duration>,
     audit_log: Option<PathBuf>,
 }
@@ -101,20 +101,4 @@ fn unknown_key_offset(text: &str, message: &str) -> Option<usize> {
         offset += line.len();
     }
     None
-}
-
-/// `Option<Duration>` from strings like `"30s"`.
-mod humantime_serde_option {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, de::Error as _};
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<Duration>, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        humantime::parse_duration(&text).map(Some).map_err(|error| {
-            D::Error::custom(format!("invalid duration `{text}`: {error}; write e.g. \"30s\""))
-        })
-    }
 }

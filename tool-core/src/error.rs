@@ -80,23 +80,11 @@ impl ToolError {
         Self::with_kind(ToolErrorKind::TimedOut, message)
     }
 
-    /// Wraps an error, keeping it as the source; the message is the error and its sources
-    /// joined with `": "`.
+    /// Wraps an error, keeping it as the source; the message is its [`error_chain`].
     pub fn from_error(error: impl StdError + Send + Sync + 'static) -> Self {
-        let mut message = error.to_string();
-        let mut source = error.source();
-        while let Some(cause) = source {
-            let cause_text = cause.to_string();
-            // Many errors repeat their source in their own message; don't say it twice.
-            if !message.contains(&cause_text) {
-                message.push_str(": ");
-                message.push_str(&cause_text);
-            }
-            source = cause.source();
-        }
         Self {
             kind: ToolErrorKind::Execution,
-            message,
+            message: error_chain(&error),
             source: Some(Box::new(error)),
         }
     }
@@ -132,6 +120,26 @@ impl StdError for ToolError {
             .as_deref()
             .map(|source| source as &(dyn StdError + 'static))
     }
+}
+
+/// An error and its sources, joined with `": "`: the whole story in one line, as a
+/// message for a model or a log should tell it (`Display` of most errors says only the
+/// outermost step, e.g. "error sending request" without the refused connection).
+///
+/// A source whose text the message already contains is left out: many errors repeat
+/// their source in their own message, and it should not be said twice.
+pub fn error_chain(error: &dyn StdError) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !message.contains(&cause_text) {
+            message.push_str(": ");
+            message.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 /// An application error from registering or composing tools.
@@ -192,6 +200,28 @@ mod tests {
         assert_eq!(error.message(), "could not read config: disk on fire");
         assert_eq!(error.kind(), ToolErrorKind::Execution);
         assert!(error.source().is_some());
+    }
+
+    #[test]
+    fn the_chain_says_a_repeated_source_once() {
+        #[derive(Debug)]
+        struct Repeats(std::io::Error);
+        impl fmt::Display for Repeats {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "could not connect: {}", self.0)
+            }
+        }
+        impl StdError for Repeats {
+            fn source(&self) -> Option<&(dyn StdError + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let error = Outer(std::io::Error::other("refused"));
+        assert_eq!(
+            error_chain(&Repeats(std::io::Error::other("refused"))),
+            "could not connect: refused"
+        );
+        assert_eq!(error_chain(&error), "could not read config: refused");
     }
 
     #[test]

@@ -28,12 +28,12 @@ mod dialect;
 mod dynamic;
 mod error;
 mod output;
-mod prose;
 mod registry;
 pub mod schema;
 pub mod secrets;
+mod soft_breaks;
 mod spec;
-mod suggest;
+pub mod suggest;
 pub mod testing;
 mod tool;
 mod toolset;
@@ -46,7 +46,7 @@ pub use dialect::{
     Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,
 };
 pub use dynamic::DynamicTool;
-pub use error::{RegistryError, ToolError, ToolErrorKind};
+pub use error::{RegistryError, ToolError, ToolErrorKind, error_chain};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,

@@ -128,7 +128,7 @@ impl Transform for CloseObjects {
     }
 }
 
-/// Rejoins the lines of doc-comment descriptions (see [`crate::prose`]).
+/// Rejoins the lines of doc-comment descriptions (see [`crate::soft_breaks`]).
 #[derive(Debug, Clone, Copy)]
 struct UnwrapDescriptions;
 
@@ -136,7 +136,7 @@ impl Transform for UnwrapDescriptions {
     fn transform(&mut self, schema: &mut Schema) {
         transform_subschemas(self, schema);
         if let Some(Value::String(description)) = schema.get_mut("description") {
-            *description = crate::prose::unwrap_soft_breaks(description);
+            *description = crate::soft_breaks::unwrap_soft_breaks(description);
         }
     }
 }

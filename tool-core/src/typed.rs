@@ -132,7 +132,7 @@ fn spec_of<T: TypedTool>() -> &'static ToolSpec {
 /// Descriptions written as doc comments are rejoined where the comment was wrapped.
 pub(crate) fn build_spec<T: TypedTool>() -> ToolSpec {
     let mut meta = T::meta();
-    meta.description = crate::prose::unwrap_soft_breaks(&meta.description).into();
+    meta.description = crate::soft_breaks::unwrap_soft_breaks(&meta.description).into();
     meta.into_spec(
         T::Args::input_schema(),
         <T::Output as IntoToolOutput>::output_schema(),

@@ -2,28 +2,20 @@
 
 use proc_macro2::Span;
 
-/// Checks `^[a-zA-Z0-9_-]{1,64}$`, the rule every provider accepts. The same rule is
-/// enforced at registration (`tool_core::validate_tool_name`); checking it here too turns
-/// a run-time registration error into a compile error on the offending string.
+// The name rule and the "did you mean" scorer are tool-core's, compiled here from its
+// source files (the first says why the macro cannot call tool-core): a name the macro
+// accepts is one registration accepts, and a suggestion is the one the registry makes.
+#[path = "../../tool-core/src/suggest/similarity.rs"]
+mod similarity;
+#[path = "../../tool-core/src/spec/tool_name.rs"]
+mod tool_name;
+
+/// Checks a `#[tool]` name with the rule registration enforces
+/// (`tool_core::validate_tool_name`): a run-time registration error becomes a compile
+/// error on the offending string, worded as registration words it.
 pub(crate) fn check_tool_name(name: &str, span: Span) -> syn::Result<()> {
-    if name.is_empty() || name.len() > 64 {
-        return Err(syn::Error::new(
-            span,
-            format!("a tool name has 1 to 64 characters; `{name}` has {}", name.len()),
-        ));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "invalid tool name `{name}`: {bad:?} is not allowed; use only ASCII letters, digits, `_` and `-`"
-            ),
-        ));
-    }
-    Ok(())
+    tool_name::validate_tool_name(name)
+        .map_err(|reason| syn::Error::new(span, format!("invalid tool name `{name}`: {reason}")))
 }
 
 /// `read_file` → `ReadFile` (a leading `r#` is dropped).
@@ -42,14 +34,11 @@ pub(crate) fn pascal_case(snake: &str) -> String {
         .collect()
 }
 
-/// The candidate closest to `wanted` by edit distance, if it is close enough to be a typo.
+/// The candidate closest to `wanted`, if it is close enough to be a typo.
 pub(crate) fn closest<'a>(wanted: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|candidate| (strsim::levenshtein(wanted, candidate), *candidate))
-        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+    similarity::closest(wanted, candidates.iter().copied())
+        .into_iter()
+        .next()
 }
 
 #[cfg(test)]

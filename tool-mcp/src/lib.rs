@@ -47,17 +47,17 @@
 #![warn(missing_docs)]
 
 mod convert;
+mod handler;
 mod http_auth;
 mod mount;
 mod serve;
-mod server;
 
+pub use handler::McpHandler;
 pub use http_auth::HttpOptions;
 pub use mount::{
     HttpEndpoint, McpMount, McpServer, MountError, MountMcp, MountOptions, StdioCommand, ToolFilter,
 };
 pub use serve::{HTTP_ENDPOINT, HttpServer, ServeError, serve_http, serve_stdio};
-pub use server::McpHandler;
 
 /// The MCP SDK this crate is built on, for clients and custom transports.
 pub use rmcp;

@@ -6,7 +6,6 @@
 //! registered only when their section provides it. Secrets are named by environment
 //! variable (`api_key_env`) rather than written into the file.
 
-mod duration;
 mod sections;
 
 use std::path::PathBuf;

@@ -50,7 +50,7 @@ pub struct ExecSection {
     /// The shell (`/bin/sh`).
     pub shell: Option<PathBuf>,
     /// Time limit of a command that sets none (`"60s"`).
-    #[serde(deserialize_with = "super::duration::parse_option")]
+    #[serde(with = "humantime_serde")]
     pub default_timeout: Option<Duration>,
     /// Most output returned, in bytes.
     pub output_limit: Option<usize>,
@@ -203,10 +203,7 @@ pub struct SubagentsSection {
     #[serde(default = "default_max_per_session")]
     pub max_per_session: usize,
     /// Time limit per sub-agent, from its `spawn` call. Default 10 minutes.
-    #[serde(
-        default = "default_subagent_timeout",
-        deserialize_with = "super::duration::parse"
-    )]
+    #[serde(default = "default_subagent_timeout", with = "humantime_serde")]
     pub timeout: Duration,
 }
 

@@ -95,11 +95,23 @@ fn media_needs_exactly_one_destination_and_its_secret() {
 }
 
 #[test]
+fn durations_are_written_as_people_write_them() {
+    for (text, seconds) in [("30s", 30), ("11m", 660), ("1h 30m", 5400), ("2min", 120)] {
+        let config = parse(&format!("[exec]\ndefault_timeout = {text:?}\n")).unwrap();
+        assert_eq!(
+            config.exec.to_config().default_timeout.as_secs(),
+            seconds,
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn mistakes_are_named() {
     let error = parse("[exec]\ntimeout = \"1s\"\n").unwrap_err();
     assert!(error.contains("unknown field `timeout`"), "{error}");
     let error = parse("[exec]\ndefault_timeout = \"soon\"\n").unwrap_err();
-    assert!(error.contains("invalid duration `soon`"), "{error}");
+    assert!(error.contains("string \"soon\", expected a duration"), "{error}");
     let error = parse("[subagents]\nmodel = \"m\"\n").unwrap_err();
     assert!(error.contains("missing field `base_url`"), "{error}");
 }

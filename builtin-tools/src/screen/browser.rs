@@ -37,8 +37,8 @@ use super::config::ScreenshotConfig;
 use super::raster::Rgb;
 use super::{blocking, codec, process};
 use crate::web::FetchConfig;
-use crate::web::guard::Guard;
 use crate::web::proxy::GuardedProxy;
+use crate::web::ssrf_guard::SsrfGuard;
 
 /// The names Chromium is looked for under on `PATH`.
 const CHROMIUM_NAMES: &[&str] = &[
@@ -101,7 +101,7 @@ async fn guarded_proxy(config: &ScreenshotConfig, url: &Url) -> Result<Option<Gu
     if config.allow_private_network {
         return Ok(None);
     }
-    let guard = Guard::trusting(false, &config.trusted_hosts);
+    let guard = SsrfGuard::trusting(false, &config.trusted_hosts);
     let refused =
         |error: &dyn std::fmt::Display| ToolError::new(format!("refusing to render {url}: {error}"));
     guard.check_url(url).map_err(|error| refused(&error))?;

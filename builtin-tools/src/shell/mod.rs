@@ -11,8 +11,8 @@
 
 mod capture;
 mod child;
+mod command_guard;
 mod env;
-mod guard;
 mod process;
 mod sandbox;
 
@@ -25,12 +25,12 @@ use serde::Deserialize;
 use tokio::process::Command;
 use tool_core::{ToolContext, ToolError};
 
+pub use command_guard::DEFAULT_DENY;
 pub use env::{DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED, looks_secret};
-pub use guard::DEFAULT_DENY;
 pub use sandbox::ExecSandbox;
 
 use capture::split_budget;
-use guard::CommandGuard;
+use command_guard::CommandGuard;
 use process::{Ending, RunLimits};
 
 /// How `exec` runs commands.

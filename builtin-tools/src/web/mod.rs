@@ -16,20 +16,20 @@
 
 mod address;
 pub(crate) mod body;
+mod client;
 mod config;
 mod content;
 mod deadline;
-mod fetch;
-pub(crate) mod guard;
 mod html;
 pub(crate) mod proxy;
 mod resolve;
 mod search;
+pub(crate) mod ssrf_guard;
 mod web_fetch;
 
+pub use client::{FetchError, Fetched, Fetcher};
 pub use config::FetchConfig;
 pub use content::FetchFormat;
-pub use fetch::{FetchError, Fetched, Fetcher};
 pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs, web_search};
 pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs, web_fetch};
 

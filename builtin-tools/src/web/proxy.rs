@@ -28,7 +28,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 use url::{Host, Url};
 
-use super::guard::Guard;
+use super::ssrf_guard::SsrfGuard;
 
 /// The most a request line and its headers may take.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -54,7 +54,7 @@ pub(crate) struct GuardedProxy {
 impl GuardedProxy {
     /// Starts a proxy on 127.0.0.1 that lets connections through `guard`, each given
     /// `connect_timeout` to reach its server.
-    pub(crate) async fn start(guard: Guard, connect_timeout: Duration) -> std::io::Result<Self> {
+    pub(crate) async fn start(guard: SsrfGuard, connect_timeout: Duration) -> std::io::Result<Self> {
         let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let route = Arc::new(Route {
@@ -81,7 +81,7 @@ impl Drop for GuardedProxy {
 /// How the proxy reaches a server.
 #[derive(Debug)]
 struct Route {
-    guard: Guard,
+    guard: SsrfGuard,
     connect_timeout: Duration,
 }
 
@@ -240,10 +240,12 @@ impl Route {
     /// The approved addresses of the URL's host, with the port to connect to: the URL's
     /// own if it names one, else a trusted host's configured port, else the default.
     async fn addresses(&self, url: &Url) -> Result<Vec<SocketAddr>, Refusal> {
-        use super::guard::GuardError;
-        let refusal = |error: GuardError| match error {
-            GuardError::Blocked(reason) => Refusal::Blocked(reason),
-            unresolvable @ GuardError::Unresolvable { .. } => Refusal::Unreachable(unresolvable.to_string()),
+        use super::ssrf_guard::SsrfGuardError;
+        let refusal = |error: SsrfGuardError| match error {
+            SsrfGuardError::Blocked(reason) => Refusal::Blocked(reason),
+            unresolvable @ SsrfGuardError::Unresolvable { .. } => {
+                Refusal::Unreachable(unresolvable.to_string())
+            }
         };
         self.guard.check_url(url).map_err(refusal)?;
         let mut addresses = match url.host() {

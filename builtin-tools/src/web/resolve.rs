@@ -1,4 +1,4 @@
-//! The HTTP client's resolver: every host name goes through the [`Guard`], and the client
+//! The HTTP client's resolver: every host name goes through the [`SsrfGuard`], and the client
 //! connects only to the addresses the guard approved.
 //!
 //! Checking a name and then letting the client resolve it again would leave a gap: a DNS
@@ -10,17 +10,17 @@ use std::sync::Arc;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use super::guard::Guard;
+use super::ssrf_guard::SsrfGuard;
 
 /// A [`Resolve`] that answers through the guard.
 #[derive(Debug, Clone)]
 pub(crate) struct CheckedResolver {
-    guard: Arc<Guard>,
+    guard: Arc<SsrfGuard>,
 }
 
 impl CheckedResolver {
     /// A resolver applying `guard`.
-    pub(crate) fn new(guard: Arc<Guard>) -> Self {
+    pub(crate) fn new(guard: Arc<SsrfGuard>) -> Self {
         Self { guard }
     }
 }

@@ -18,9 +18,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::{Content, Image, ToolContext, ToolError, ToolOutput};
 
+use super::client::{FetchError, Fetched, Fetcher};
 use super::content::{BodyKind, FetchFormat, Rendered, classify, render};
 use super::deadline::{self, earliest};
-use super::fetch::{FetchError, Fetched, Fetcher};
 use crate::text_format::human_size;
 
 /// Characters returned when the call does not say.

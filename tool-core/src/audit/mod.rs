@@ -122,6 +122,9 @@ impl<S: AuditSink + ?Sized> AuditSink for std::sync::Arc<S> {
     }
 }
 
+// The log's own formats, not humantime-serde's: that writes durations as text
+// (`"1ms 500us"`) and times to the nanosecond, while the log has milliseconds as a number
+// and times to the microsecond, which readers of existing logs rely on.
 mod rfc3339 {
     use std::time::SystemTime;
 

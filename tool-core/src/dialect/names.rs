@@ -5,6 +5,7 @@
 //! run time and for [`testing`](crate::testing).
 
 use super::Dialect;
+use crate::spec::check_characters;
 
 impl Dialect {
     /// Checks a tool name against this provider's rule:
@@ -18,7 +19,7 @@ impl Dialect {
                 crate::validate_tool_name(name)
             }
             Dialect::Gemini => {
-                check_characters(name, 64, ".:")?;
+                check_characters(name, 64, &['.', ':'])?;
                 match name.chars().next() {
                     Some(first) if first.is_ascii_alphabetic() || first == '_' => Ok(()),
                     _ => Err(format!(
@@ -26,26 +27,8 @@ impl Dialect {
                     )),
                 }
             }
-            Dialect::Mcp => check_characters(name, 128, "."),
+            Dialect::Mcp => check_characters(name, 128, &['.']),
         }
-    }
-}
-
-/// At most `max` ASCII letters, digits, `_`, `-` and the `extra` characters.
-fn check_characters(name: &str, max: usize, extra: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("a tool name must not be empty".to_owned());
-    }
-    if name.len() > max {
-        return Err(format!(
-            "a tool name has at most {max} characters, this one has {}",
-            name.len()
-        ));
-    }
-    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || extra.contains(c);
-    match name.chars().find(|c| !allowed(*c)) {
-        Some(bad) => Err(format!("{bad:?} is not allowed in a tool name")),
-        None => Ok(()),
     }
 }
 

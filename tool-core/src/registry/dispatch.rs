@@ -1,4 +1,4 @@
-//! The call pipeline: look up → parse → validate → run guarded → result (+ audit).
+//! The call pipeline: look up → parse → validate → run isolated → result (+ audit).
 //!
 //! Every step that can fail because of what a model sent ends the call with an error
 //! result that says what was wrong; none of them returns `Err` or panics.
@@ -12,7 +12,7 @@ use futures_util::stream;
 
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
-use super::guard::{Limit, Stopped, run_guarded};
+use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
@@ -133,14 +133,14 @@ impl ToolRegistry {
             .or(entry.timeout)
             .or(self.config().default_timeout)
             .and_then(|timeout| {
-                Some(Limit {
+                Some(TimeLimit {
                     deadline: started.checked_add(timeout)?,
                     timeout,
                 })
             });
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
         let ctx = self.context(call_id, options, limit, cancellation.clone());
-        let run = run_guarded(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
+        let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
         let (outcome, output) = settle(name, run);
         Finished {
             outcome,
@@ -153,7 +153,7 @@ impl ToolRegistry {
         &self,
         call_id: &str,
         options: CallOptions,
-        limit: Option<Limit>,
+        limit: Option<TimeLimit>,
         cancellation: Arc<CallCancellation>,
     ) -> ToolContext {
         let mut ctx = ToolContext::new(call_id)
@@ -199,7 +199,7 @@ impl ToolRegistry {
     }
 }
 
-/// Names the outcome of a guarded run and writes the message the model sees.
+/// Names the outcome of an isolated run and writes the message the model sees.
 fn settle(name: &str, run: Result<ToolOutput, Stopped>) -> (Outcome, ToolOutput) {
     match run {
         Ok(output) if output.is_error => (Outcome::Error, output),

@@ -10,7 +10,7 @@ mod changes;
 mod compose;
 mod definitions;
 mod dispatch;
-mod guard;
+mod isolation;
 mod output_limit;
 mod recorder;
 

@@ -523,25 +523,14 @@ fn is_transport_failure(error: &ServiceError) -> bool {
     )
 }
 
-/// An error and its sources, joined with `": "` (leaving out sources the message
-/// already repeats).
+/// An error and its sources ([`tool_core::error_chain`]), or what to do about a 401.
 fn describe(error: &(dyn StdError + 'static)) -> String {
-    let mut message = error.to_string();
     // rmcp reports a 401 inside a message naming its internal types; say what to do.
     // (The mount tests check this wording, so a change in rmcp's shows up there.)
-    if message.contains("Auth required") {
+    if error.to_string().contains("Auth required") {
         return "the server answered 401 Unauthorized: it needs a bearer token \
                 (McpServer::bearer_token), or refused the one given"
             .to_owned();
     }
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
+    tool_core::error_chain(error)
 }

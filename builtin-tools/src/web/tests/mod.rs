@@ -3,9 +3,9 @@
 //! would resolve elsewhere are refused before a connection is made.
 
 mod content;
-mod guard;
 mod proxy;
 mod search;
+mod ssrf_guard;
 mod tls;
 
 use std::net::SocketAddr;

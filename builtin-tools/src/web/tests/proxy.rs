@@ -13,11 +13,11 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::serve;
 use crate::web::FetchConfig;
-use crate::web::guard::Guard;
 use crate::web::proxy::GuardedProxy;
+use crate::web::ssrf_guard::SsrfGuard;
 
 async fn proxy(config: &FetchConfig) -> GuardedProxy {
-    GuardedProxy::start(Guard::new(config), Duration::from_secs(5))
+    GuardedProxy::start(SsrfGuard::new(config), Duration::from_secs(5))
         .await
         .unwrap()
 }

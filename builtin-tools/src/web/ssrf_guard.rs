@@ -20,7 +20,7 @@ use super::config::FetchConfig;
 /// Why a host may not be fetched from, or could not be resolved; its message is for the
 /// model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum GuardError {
+pub(crate) enum SsrfGuardError {
     /// The host is, or resolves to, an address outside the public internet.
     #[error("{0}")]
     Blocked(String),
@@ -36,7 +36,7 @@ pub(crate) enum GuardError {
 
 /// The guard's policy: whether it is on, and the host names exempt from it.
 #[derive(Debug, Clone)]
-pub(crate) struct Guard {
+pub(crate) struct SsrfGuard {
     allow_private_network: bool,
     /// Exempt host names (lowercase, without a trailing dot) and the one address each
     /// resolves to.
@@ -46,7 +46,7 @@ pub(crate) struct Guard {
     static_hosts: HashMap<String, Vec<IpAddr>>,
 }
 
-impl Guard {
+impl SsrfGuard {
     /// The guard a fetcher with this configuration applies.
     pub(crate) fn new(config: &FetchConfig) -> Self {
         let guard = Self::trusting(config.allow_private_network, config.trusted_hosts());
@@ -78,7 +78,7 @@ impl Guard {
 
     /// Checks a URL's host before a request: IP literals by address, names by name (their
     /// addresses are checked when they are resolved).
-    pub(crate) fn check_url(&self, url: &Url) -> Result<(), GuardError> {
+    pub(crate) fn check_url(&self, url: &Url) -> Result<(), SsrfGuardError> {
         if self.allow_private_network {
             return Ok(());
         }
@@ -86,13 +86,13 @@ impl Guard {
             Some(Host::Ipv4(ip)) => check_ip(&ip.to_string(), IpAddr::V4(ip)),
             Some(Host::Ipv6(ip)) => check_ip(&format!("[{ip}]"), IpAddr::V6(ip)),
             Some(Host::Domain(name)) => self.check_name(&normalize(name)),
-            None => Err(GuardError::Blocked("the URL has no host".into())),
+            None => Err(SsrfGuardError::Blocked("the URL has no host".into())),
         }
     }
 
     /// Resolves a host name to the addresses to connect to: a trusted host's own address,
     /// or the resolver's answer when every address in it may be reached.
-    pub(crate) async fn resolve(&self, host: &str) -> Result<Vec<SocketAddr>, GuardError> {
+    pub(crate) async fn resolve(&self, host: &str) -> Result<Vec<SocketAddr>, SsrfGuardError> {
         let name = normalize(host);
         if let Some(addr) = self.trusted.get(&name) {
             return Ok(vec![*addr]);
@@ -104,7 +104,7 @@ impl Guard {
         if !self.allow_private_network {
             for addr in &addrs {
                 if let Some(reason) = blocked_reason(addr.ip()) {
-                    return Err(GuardError::Blocked(format!(
+                    return Err(SsrfGuardError::Blocked(format!(
                         "`{name}` resolves to {}, {reason}",
                         addr.ip()
                     )));
@@ -114,20 +114,20 @@ impl Guard {
         Ok(addrs)
     }
 
-    fn check_name(&self, name: &str) -> Result<(), GuardError> {
+    fn check_name(&self, name: &str) -> Result<(), SsrfGuardError> {
         let local = name == "localhost" || name.ends_with(".localhost");
         if local && !self.trusted.contains_key(name) {
-            return Err(GuardError::Blocked(format!("`{name}` names this machine")));
+            return Err(SsrfGuardError::Blocked(format!("`{name}` names this machine")));
         }
         Ok(())
     }
 
-    async fn lookup(&self, name: &str) -> Result<Vec<SocketAddr>, GuardError> {
+    async fn lookup(&self, name: &str) -> Result<Vec<SocketAddr>, SsrfGuardError> {
         #[cfg(test)]
         if let Some(ips) = self.static_hosts.get(name) {
             return Ok(ips.iter().map(|ip| SocketAddr::new(*ip, 0)).collect());
         }
-        let unresolvable = |reason: String| GuardError::Unresolvable {
+        let unresolvable = |reason: String| SsrfGuardError::Unresolvable {
             host: name.to_owned(),
             reason,
         };
@@ -142,10 +142,10 @@ impl Guard {
     }
 }
 
-fn check_ip(shown: &str, ip: IpAddr) -> Result<(), GuardError> {
+fn check_ip(shown: &str, ip: IpAddr) -> Result<(), SsrfGuardError> {
     match blocked_reason(ip) {
         // Say what the literal meant: `0x7f.1` is shown as the 127.0.0.1 it stands for.
-        Some(reason) => Err(GuardError::Blocked(format!("{shown} is {reason}"))),
+        Some(reason) => Err(SsrfGuardError::Blocked(format!("{shown} is {reason}"))),
         None => Ok(()),
     }
 }

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::context::CallCancellation;
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
-/// How a guarded run ended, short of success.
+/// How an isolated run ended, short of success.
 #[derive(Debug)]
 pub(crate) enum Stopped {
     /// The tool returned an error.
@@ -30,7 +30,7 @@ pub(crate) enum Stopped {
 
 /// When a call must end: its deadline and the timeout it came from (for the message).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limit {
+pub(crate) struct TimeLimit {
     pub(crate) deadline: Instant,
     pub(crate) timeout: Duration,
 }
@@ -38,12 +38,12 @@ pub(crate) struct Limit {
 /// Runs `tool` until it finishes, its deadline passes or its token is cancelled, catching
 /// panics. A tool with a `cancel_grace` gets that long after a cancellation to return what
 /// it has (its token is cancelled at once); any other tool is dropped at once.
-pub(crate) async fn run_guarded(
+pub(crate) async fn run_isolated(
     tool: &dyn Tool,
     arguments: Value,
     ctx: ToolContext,
     cancellation: &CallCancellation,
-    limit: Option<Limit>,
+    limit: Option<TimeLimit>,
 ) -> Result<ToolOutput, Stopped> {
     let cancel_grace = tool.spec().cancel_grace;
     // `call` itself may panic before returning its future (hand-written tools).

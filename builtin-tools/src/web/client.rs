@@ -1,5 +1,6 @@
-//! [`Fetcher`]: HTTP GET with the SSRF guard, redirects followed by hand, one deadline and
-//! a capped body.
+//! The web tools' HTTP client, [`Fetcher`]: GET with the SSRF guard, redirects followed
+//! by hand, one deadline and a capped body. (The `web_fetch` tool around it is
+//! `web_fetch.rs`.)
 //!
 //! Redirects are not left to the HTTP client because every hop is a new destination the
 //! model did not name: each one is checked from scratch like the first URL (scheme, IP
@@ -12,12 +13,12 @@ use std::time::Duration;
 use reqwest::header::{self, HeaderMap, HeaderName};
 use reqwest::redirect::Policy;
 use reqwest::{Response, StatusCode};
-use tool_core::ToolError;
+use tool_core::error_chain;
 use url::Url;
 
 use super::config::FetchConfig;
-use super::guard::{Guard, GuardError};
 use super::resolve::CheckedResolver;
+use super::ssrf_guard::{SsrfGuard, SsrfGuardError};
 use crate::capped_body::read_capped;
 
 /// Headers that carry credentials; dropped when a redirect leaves the first origin.
@@ -28,7 +29,7 @@ const CREDENTIALS: [HeaderName; 3] = [header::AUTHORIZATION, header::COOKIE, hea
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
-    guard: Arc<Guard>,
+    guard: Arc<SsrfGuard>,
     config: Arc<FetchConfig>,
 }
 
@@ -129,7 +130,7 @@ impl Fetcher {
     /// A fetcher with `config`; fails if a configured root certificate is not valid PEM
     /// or the TLS backend cannot be set up.
     pub fn new(config: FetchConfig) -> Result<Self, String> {
-        let guard = Arc::new(Guard::new(&config));
+        let guard = Arc::new(SsrfGuard::new(&config));
         let client = reqwest::Client::builder()
             .user_agent(config.user_agent.as_str())
             .connect_timeout(config.connect_timeout)
@@ -231,9 +232,10 @@ impl Fetcher {
     /// A client error as the model should read it: the guard's refusal if the resolver
     /// refused, a connect timeout, or the error's chain of causes.
     fn request_error(&self, url: &Url, error: reqwest::Error) -> FetchError {
+        // A refusal of the resolver's comes back wrapped in the client's errors.
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
         while let Some(cause) = source {
-            if let Some(refusal) = cause.downcast_ref::<GuardError>() {
+            if let Some(refusal) = cause.downcast_ref::<SsrfGuardError>() {
                 return guard_error(url, refusal.clone());
             }
             source = cause.source();
@@ -246,7 +248,7 @@ impl Fetcher {
         }
         FetchError::Network {
             url: url.to_string(),
-            reason: ToolError::from_error(error).message().to_owned(),
+            reason: error_chain(&error),
         }
     }
 }
@@ -290,13 +292,15 @@ fn redirect_target(url: &Url, response: &Response) -> Result<Option<Url>, FetchE
         })
 }
 
-fn guard_error(url: &Url, error: GuardError) -> FetchError {
+fn guard_error(url: &Url, error: SsrfGuardError) -> FetchError {
     match error {
-        GuardError::Blocked(reason) => FetchError::Blocked {
+        SsrfGuardError::Blocked(reason) => FetchError::Blocked {
             url: url.to_string(),
             reason,
         },
-        unresolvable @ GuardError::Unresolvable { .. } => FetchError::Unresolvable(unresolvable.to_string()),
+        unresolvable @ SsrfGuardError::Unresolvable { .. } => {
+            FetchError::Unresolvable(unresolvable.to_string())
+        }
     }
 }
 

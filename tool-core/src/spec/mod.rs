@@ -10,6 +10,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod tool_name;
+
+pub(crate) use tool_name::check_characters;
+pub use tool_name::validate_tool_name;
+
 /// Hints about a tool's behavior, as in MCP's `ToolAnnotations`.
 ///
 /// They are hints for clients (e.g. to ask a user before running a destructive tool), not
@@ -201,30 +206,6 @@ fn first_sentence(text: &str) -> &str {
         }
     }
     paragraph
-}
-
-/// Checks a tool name against `^[a-zA-Z0-9_-]{1,64}$`, the rule all providers accept.
-///
-/// The `#[tool]` macro applies the same rule at compile time.
-pub fn validate_tool_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("a tool name must not be empty".to_owned());
-    }
-    if name.len() > 64 {
-        return Err(format!(
-            "a tool name has at most 64 characters, this one has {}",
-            name.len()
-        ));
-    }
-    match name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
-        Some(bad) => Err(format!(
-            "{bad:?} is not allowed; use only ASCII letters, digits, `_` and `-`"
-        )),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -553,7 +553,7 @@ for line in sys.stdin:
 "#;
 
 /// The interpreter for the stdio test server: a second, independent MCP implementation
-/// (older protocol, hand-written JSON-RPC). `.ci/run` installs it.
+/// (older protocol, hand-written JSON-RPC). `scripts/test` installs it.
 fn python() -> &'static str {
     let found = std::process::Command::new("python3")
         .arg("--version")

@@ -68,7 +68,7 @@ fn require(names: &[&str], package: &str, what: &str) -> std::path::PathBuf {
     super::process::find_program(names).unwrap_or_else(|| {
         panic!(
             "{} is not installed, and the {what} tests need it: install it with \
-             `apt-get install -y {package}` (CI's .ci/run does)",
+             `apt-get install -y {package}` (or run scripts/test, which does)",
             names[0]
         )
     })

@@ -28,22 +28,15 @@ pub(crate) fn gate_items(items: TokenStream, cfgs: &[Attribute]) -> syn::Result<
     Ok(file.into_token_stream())
 }
 
+/// The attributes of the kinds of item `#[tool]` generates.
 fn item_attrs(item: &mut Item) -> syn::Result<&mut Vec<Attribute>> {
-    Ok(match item {
-        Item::Const(item) => &mut item.attrs,
-        Item::Enum(item) => &mut item.attrs,
-        Item::Fn(item) => &mut item.attrs,
-        Item::Impl(item) => &mut item.attrs,
-        Item::Mod(item) => &mut item.attrs,
-        Item::Static(item) => &mut item.attrs,
-        Item::Struct(item) => &mut item.attrs,
-        Item::Type(item) => &mut item.attrs,
-        Item::Use(item) => &mut item.attrs,
-        other => {
-            return Err(syn::Error::new_spanned(
-                other,
-                "internal error in #[tool]: cannot put `#[cfg]` on this generated item",
-            ));
-        }
-    })
+    match item {
+        Item::Fn(item) => Ok(&mut item.attrs),
+        Item::Impl(item) => Ok(&mut item.attrs),
+        Item::Struct(item) => Ok(&mut item.attrs),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "internal error in #[tool]: cannot put `#[cfg]` on this generated item",
+        )),
+    }
 }

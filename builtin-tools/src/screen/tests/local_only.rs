@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::workspace;
 use super::xvfb::free_display_number;
+use crate::Workspace;
 use crate::screen::{ScreenshotArgs, ScreenshotConfig, screenshot};
 
 /// A display number without an X socket whose X11 port is free, and the number of
@@ -43,6 +44,18 @@ fn count_connections(listener: tokio::net::TcpListener, seen: &Arc<AtomicUsize>)
     });
 }
 
+/// The error of a screen capture of `display`, which must fail.
+async fn capture_error(ws: &Workspace, display: &str) -> String {
+    let args = ScreenshotArgs {
+        display: Some(display.to_owned()),
+        ..ScreenshotArgs::default()
+    };
+    screenshot(ws, &ScreenshotConfig::default(), args)
+        .await
+        .unwrap_err()
+        .to_string()
+}
+
 #[tokio::test]
 async fn no_display_name_reaches_a_tcp_port() {
     let (number, seen) = listening_x_port().await;
@@ -52,14 +65,7 @@ async fn no_display_name_reaches_a_tcp_port() {
     // What a model may name: only `:N`, and with no socket there it fails, with no
     // TCP fallback.
     let display = format!(":{number}");
-    let args = ScreenshotArgs {
-        display: Some(display.clone()),
-        ..ScreenshotArgs::default()
-    };
-    let error = screenshot(&ws, &ScreenshotConfig::default(), args)
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = capture_error(&ws, &display).await;
     assert!(
         error.starts_with(&format!(
             "cannot connect to the X display `{display}`: /tmp/.X11-unix/X{number}: "
@@ -67,14 +73,7 @@ async fn no_display_name_reaches_a_tcp_port() {
         "{error}"
     );
     for named in [format!("localhost:{number}"), format!("127.0.0.1:{number}")] {
-        let args = ScreenshotArgs {
-            display: Some(named.clone()),
-            ..ScreenshotArgs::default()
-        };
-        let error = screenshot(&ws, &ScreenshotConfig::default(), args)
-            .await
-            .unwrap_err()
-            .to_string();
+        let error = capture_error(&ws, &named).await;
         assert!(error.contains(&not_local(&named)), "{error}");
     }
 

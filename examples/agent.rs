@@ -36,7 +36,7 @@ impl AuditSink for PrintCalls {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), agent_tools::builtin_tools::BoxError> {
     let task = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
     if task.trim().is_empty() {
         return Err(
@@ -62,13 +62,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
     let runner: Arc<dyn AgentRunner> = Arc::new(runner);
-    match runner.run(task, registry, cancel).await {
-        Ok(answer) => {
-            println!("{answer}");
-            Ok(())
-        }
-        Err(reason) => Err(reason.into()),
-    }
+    let answer = runner.run(task, registry, cancel).await?;
+    println!("{answer}");
+    Ok(())
 }
 
 fn env_or(name: &str, default: &str) -> String {

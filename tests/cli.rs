@@ -6,7 +6,7 @@ use std::process::Command;
 
 use agent_tools::builtin_tools::Workspace;
 use agent_tools::cli::{self, Io};
-use agent_tools::{Json, ToolError, ToolRegistry, tool};
+use agent_tools::{Json, RegistryError, ToolError, ToolRegistry, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -57,11 +57,11 @@ async fn label(
     format!("{} labels", labels.len())
 }
 
-fn setup(registry: &ToolRegistry, _settings: &cli::Settings) -> Result<(), String> {
-    registry.register(RepeatTool).map_err(|e| e.to_string())?;
-    registry.register(CountEntriesTool).map_err(|e| e.to_string())?;
-    registry.register(WipeTool).map_err(|e| e.to_string())?;
-    registry.register(LabelTool).map_err(|e| e.to_string())
+fn setup(registry: &ToolRegistry, _settings: &cli::Settings) -> Result<(), RegistryError> {
+    registry.register(RepeatTool)?;
+    registry.register(CountEntriesTool)?;
+    registry.register(WipeTool)?;
+    registry.register(LabelTool)
 }
 
 struct Output {

@@ -22,7 +22,9 @@ fn all_tools(root: &std::path::Path) -> ToolRegistry {
     let runner = |_: String,
                   _: ToolRegistry,
                   _: CancellationToken|
-     -> BoxFuture<'static, Result<String, String>> { Box::pin(async { Ok(String::new()) }) };
+     -> BoxFuture<'static, Result<String, agent_tools::builtin_tools::BoxError>> {
+        Box::pin(async { Ok(String::new()) })
+    };
     let memory = MemoryStore::open(root.join(".agent-tools/memory.db")).unwrap();
     let builtins = Builtins::builder(Workspace::open(root).unwrap())
         .search(SearchConfig::new("key"))

@@ -64,6 +64,7 @@ mod memory_source;
 mod process_group;
 #[cfg(feature = "screen")]
 pub mod screen;
+mod setup_error;
 #[cfg(feature = "shell")]
 pub mod shell;
 mod text_format;
@@ -76,4 +77,5 @@ pub use config::{
     TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};
+pub use setup_error::{BoxError, SetupError};
 pub use workspace::{OpenedFile, Workspace, WorkspaceError, WriteMode, Written};

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use tool_core::{ToolContext, ToolError, ToolOutput};
 use tool_macros::toolset;
 
-use crate::Workspace;
 #[cfg(feature = "agent")]
 use crate::agent::{self, SubagentManager};
 #[cfg(feature = "fs")]
@@ -23,6 +22,7 @@ use crate::screen::{self, ScreenshotConfig};
 use crate::shell::{self, Exec, ExecConfig};
 #[cfg(feature = "web")]
 use crate::web::{self, FetchConfig, Fetcher, SearchConfig, Searcher};
+use crate::{SetupError, Workspace};
 
 /// The built-in tools and what they share: the workspace they work in and their
 /// configuration.
@@ -69,7 +69,7 @@ impl std::fmt::Debug for Builtins {
 
 impl Builtins {
     /// The built-in tools over a workspace, with default settings (no web search).
-    pub fn new(workspace: Workspace) -> Result<Self, String> {
+    pub fn new(workspace: Workspace) -> Result<Self, SetupError> {
         Self::builder(workspace).build()
     }
 
@@ -182,19 +182,14 @@ impl BuiltinsBuilder {
     }
 
     /// Checks the settings (guard patterns compile, HTTP clients build).
-    pub fn build(self) -> Result<Builtins, String> {
+    pub fn build(self) -> Result<Builtins, SetupError> {
         Ok(Builtins {
             #[cfg(feature = "shell")]
-            exec: Exec::new(self.exec).map_err(|error| format!("invalid exec settings: {error}"))?,
+            exec: Exec::new(self.exec)?,
             #[cfg(feature = "web")]
-            fetcher: Fetcher::new(self.fetch)
-                .map_err(|error| format!("invalid web_fetch settings: {error}"))?,
+            fetcher: Fetcher::new(self.fetch)?,
             #[cfg(feature = "web")]
-            searcher: self
-                .search
-                .map(Searcher::new)
-                .transpose()
-                .map_err(|error| format!("invalid web_search settings: {error}"))?,
+            searcher: self.search.map(Searcher::new).transpose()?,
             #[cfg(feature = "agent")]
             subagents: self.subagents,
             #[cfg(feature = "memory")]

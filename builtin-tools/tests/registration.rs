@@ -45,10 +45,12 @@ async fn conditional_tools_need_their_dependencies() {
     );
     assert!(with_search.contains(&"web_search".to_owned()));
 
-    let runner =
-        |_: String, _: ToolRegistry, _: CancellationToken| -> BoxFuture<'static, Result<String, String>> {
-            Box::pin(async { Ok("done".to_owned()) })
-        };
+    let runner = |_: String,
+                  _: ToolRegistry,
+                  _: CancellationToken|
+     -> BoxFuture<'static, Result<String, builtin_tools::BoxError>> {
+        Box::pin(async { Ok("done".to_owned()) })
+    };
     let manager: Arc<dyn SubagentManager> = Arc::new(LocalSubagents::new(runner, ToolRegistry::new()));
     let with_agents = names(Builtins::builder(ws).subagents(manager).build().unwrap());
     assert!(with_agents.contains(&"spawn".to_owned()));
@@ -62,7 +64,7 @@ async fn spawn_runs_a_sub_agent_through_the_registry() {
     let runner = |task: String,
                   tools: ToolRegistry,
                   _: CancellationToken|
-     -> BoxFuture<'static, Result<String, String>> {
+     -> BoxFuture<'static, Result<String, builtin_tools::BoxError>> {
         Box::pin(async move {
             let listing = tools.call(ToolCall::new("sub-1", "list_dir", json!({}))).await;
             Ok(format!(

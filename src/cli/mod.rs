@@ -6,16 +6,13 @@
 //! ```no_run
 //! use agent_tools::cli::{self, Io};
 //!
-//! # fn register_my_tools(_: &agent_tools::ToolRegistry) {}
+//! # fn register_my_tools(_: &agent_tools::ToolRegistry) -> Result<(), agent_tools::RegistryError> { Ok(()) }
 //! # #[tokio::main] async fn main() {
 //! let mut stdin = std::io::stdin();
 //! let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
 //! let io = Io { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr };
-//! let status = cli::run(std::env::args_os(), |registry, _settings| {
-//!     register_my_tools(registry);
-//!     Ok(())
-//! }, io)
-//! .await;
+//! let status = cli::run(std::env::args_os(), |registry, _settings| register_my_tools(registry), io)
+//!     .await;
 //! std::process::exit(status.into());
 //! # }
 //! ```
@@ -107,7 +104,10 @@ pub fn main() -> ExitCode {
 
 /// The built-in tools the binary serves, over `--workspace`, as the `--config` sections
 /// and flags say.
-fn register_builtins(registry: &ToolRegistry, settings: &Settings) -> Result<(), String> {
+fn register_builtins(
+    registry: &ToolRegistry,
+    settings: &Settings,
+) -> Result<(), crate::builtin_tools::SetupError> {
     let mut config = settings.config.builtins.clone();
     if settings.allow_private_network {
         config.web.allow_private_network = true;
@@ -145,11 +145,15 @@ fn note_legacy_memory(root: &std::path::Path) {
 
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on
 /// it, runs the subcommand and returns the exit status. Never panics on bad input.
-pub async fn run<I, T, F>(args: I, setup: F, mut io: Io<'_>) -> u8
+///
+/// An error from `setup` (any error type, or anything `?` turns into a boxed error) is
+/// printed with its sources and ends the run with status 2.
+pub async fn run<I, T, F, E>(args: I, setup: F, mut io: Io<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), E>,
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -180,14 +184,15 @@ fn print_clap_error(error: &clap::Error, io: &mut Io<'_>) -> u8 {
     }
 }
 
-async fn execute<F>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
+async fn execute<F, E>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
 where
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), E>,
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let settings = settings(&cli.global)?;
     let audit = open_audit(&cli.global, &settings)?;
     let registry = build_registry(&settings, audit.clone())?;
-    setup(&registry, &settings).map_err(CliError)?;
+    setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error.into())))?;
     let status = run_command(&cli.command, registry, io).await;
     if let Some(audit) = audit {
         report_audit_failures(&audit, io);

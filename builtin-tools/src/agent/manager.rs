@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use tool_core::ToolRegistry;
+use tool_core::{ToolError, ToolRegistry, error_chain};
 
 use super::runner::AgentRunner;
 
@@ -94,8 +94,8 @@ impl SpawnRequest {
 /// Starts and tracks sub-agents; what the `spawn` tool talks to.
 pub trait SubagentManager: Send + Sync + 'static {
     /// Starts a sub-agent and returns at once with its id and label, or says why it
-    /// will not (a limit was reached).
-    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, String>;
+    /// will not (a limit was reached), in an error `spawn` returns to the model.
+    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, ToolError>;
     /// A sub-agent's status.
     fn status(&self, id: &str) -> Option<SubagentStatus>;
     /// Cancels a running sub-agent; false when there is none by that id.
@@ -293,9 +293,9 @@ impl fmt::Debug for LocalSubagents {
 }
 
 impl SubagentManager for LocalSubagents {
-    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, String> {
+    fn spawn(&self, request: SpawnRequest) -> Result<SubagentInfo, ToolError> {
         let runtime = tokio::runtime::Handle::try_current()
-            .map_err(|_| "sub-agents need a Tokio runtime".to_owned())?;
+            .map_err(|_| ToolError::new("sub-agents need a Tokio runtime"))?;
         // The time limit counts from here, the call, not from when a slot frees up.
         let called = Instant::now();
         let SpawnRequest {
@@ -311,7 +311,9 @@ impl SubagentManager for LocalSubagents {
         let cancel = CancellationToken::new();
         let number = {
             let mut state = self.inner.state();
-            self.inner.admit(&mut state, &session_id, slot.is_none())?;
+            self.inner
+                .admit(&mut state, &session_id, slot.is_none())
+                .map_err(ToolError::new)?;
             let number = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
             let agent = Agent {
                 label: label.clone(),
@@ -444,7 +446,7 @@ async fn run(inner: &Inner, work: Work) -> SubagentStatus {
                 let slot = inner.slots.clone().acquire_owned().await;
                 drop(queued);
                 waited = Some(called.elapsed());
-                slot.map_err(|_| "the sub-agent manager was shut down".to_owned())?
+                slot.map_err(|_| "the sub-agent manager was shut down")?
             }
         };
         let tools = inner.registry.filter(|spec| spec.name != "spawn");
@@ -457,7 +459,7 @@ async fn run(inner: &Inner, work: Work) -> SubagentStatus {
     };
     match outcome {
         Some(Ok(answer)) => SubagentStatus::Completed(answer),
-        Some(Err(reason)) => SubagentStatus::Failed(reason),
+        Some(Err(error)) => SubagentStatus::Failed(error_chain(&*error)),
         None => SubagentStatus::Failed(timed_out(inner.limits, waited)),
     }
 }

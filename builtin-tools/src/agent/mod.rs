@@ -49,7 +49,7 @@ pub fn spawn(
         label: args.label,
         session_id: session_id.map(str::to_owned),
     };
-    let info = manager.spawn(request).map_err(ToolError::new)?;
+    let info = manager.spawn(request)?;
     Ok(format!(
         "Started sub-agent {} ({}). It works in the background; its result will be delivered when it finishes.",
         info.id, info.label

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tool_core::{BoxFuture, Dialect, ToolCall, ToolRegistry};
 
 use super::runner::AgentRunner;
+use crate::{BoxError, SetupError};
 
 /// The instructions a sub-agent starts with unless configured otherwise.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a sub-agent working on one task for another agent. \
@@ -45,12 +46,15 @@ impl std::fmt::Debug for OpenAiCompatibleRunner {
 impl OpenAiCompatibleRunner {
     /// A runner for `model` at `base_url` (e.g. `https://api.openai.com/v1`), at most 20
     /// turns, 120 s per model request.
-    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, String> {
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Result<Self, SetupError> {
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(120))
             .no_proxy()
             .build()
-            .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
+            .map_err(|source| SetupError::HttpClient {
+                component: "spawn",
+                source,
+            })?;
         Ok(Self {
             client,
             base_url: base_url.into().trim_end_matches('/').to_owned(),
@@ -180,7 +184,7 @@ impl AgentRunner for OpenAiCompatibleRunner {
         task: String,
         tools: ToolRegistry,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<String, String>> {
-        Box::pin(self.run_loop(task, tools, cancel))
+    ) -> BoxFuture<'_, Result<String, BoxError>> {
+        Box::pin(async move { Ok(self.run_loop(task, tools, cancel).await?) })
     }
 }

@@ -3,8 +3,11 @@
 use tokio_util::sync::CancellationToken;
 use tool_core::{BoxFuture, ToolRegistry};
 
+use crate::BoxError;
+
 /// Runs one agent: a task, the tools it may use, and a token that says when to stop.
-/// Returns the final answer or why there is none.
+/// Returns the final answer or why there is none (any error: `"text".into()` or `?`
+/// makes one; its [`error_chain`](tool_core::error_chain) is what the status shows).
 pub trait AgentRunner: Send + Sync + 'static {
     /// Works on `task` with `tools` until it has an answer, fails, or `cancel` fires.
     fn run(
@@ -12,13 +15,13 @@ pub trait AgentRunner: Send + Sync + 'static {
         task: String,
         tools: ToolRegistry,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<String, String>>;
+    ) -> BoxFuture<'_, Result<String, BoxError>>;
 }
 
 /// Closures are runners: handy for tests and for wrapping another agent framework.
 impl<F> AgentRunner for F
 where
-    F: Fn(String, ToolRegistry, CancellationToken) -> BoxFuture<'static, Result<String, String>>
+    F: Fn(String, ToolRegistry, CancellationToken) -> BoxFuture<'static, Result<String, BoxError>>
         + Send
         + Sync
         + 'static,
@@ -28,7 +31,7 @@ where
         task: String,
         tools: ToolRegistry,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<String, String>> {
+    ) -> BoxFuture<'_, Result<String, BoxError>> {
         self(task, tools, cancel)
     }
 }

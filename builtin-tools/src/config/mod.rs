@@ -20,17 +20,17 @@ pub use sections::{
     TelegramSection, WebSection, WorkspaceSection,
 };
 
-use crate::Builtins;
 #[cfg(feature = "agent")]
 use crate::agent::{LocalSubagents, OpenAiCompatibleRunner};
 #[cfg(feature = "media")]
 use crate::media::{MediaConfig, MediaSender, TelegramSender, WebhookSender};
-#[cfg(feature = "memory")]
-use crate::memory::MemoryStore;
 #[cfg(feature = "screen")]
 use crate::screen::ScreenshotConfig;
 #[cfg(feature = "web")]
 use crate::web::SearchConfig;
+#[cfg(feature = "memory")]
+use crate::{BoxError, memory::MemoryStore};
+use crate::{Builtins, SetupError};
 
 /// The built-in tools' configuration.
 ///
@@ -83,7 +83,7 @@ pub fn register_all(
     registry: &ToolRegistry,
     workspace_root: Option<PathBuf>,
     config: &BuiltinConfig,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, SetupError> {
     register_all_with_env(registry, workspace_root, config, &|name| std::env::var(name).ok())
 }
 
@@ -93,11 +93,11 @@ pub fn register_all_with_env(
     workspace_root: Option<PathBuf>,
     config: &BuiltinConfig,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, SetupError> {
     let root = workspace_root
         .or_else(|| config.workspace.root.clone())
         .map_or_else(std::env::current_dir, Ok)
-        .map_err(|error| format!("cannot find the current directory: {error}"))?;
+        .map_err(SetupError::CurrentDirectory)?;
     let workspace = config.workspace.open(&root)?;
     #[cfg(feature = "memory")]
     let (workspace, memory) = config.memory.place(workspace, env)?;
@@ -128,7 +128,10 @@ pub fn register_all_with_env(
             builder = builder.media(media.sender(env)?, media.limits());
         }
         #[cfg(not(feature = "media"))]
-        return Err(left_out("[media]", "media"));
+        return Err(SetupError::LeftOut {
+            section: "[media]",
+            feature: "media",
+        });
     }
     if let Some(subagents) = &config.subagents {
         #[cfg(feature = "agent")]
@@ -138,26 +141,17 @@ pub fn register_all_with_env(
             builder = builder.subagents(Arc::new(subagents.manager(runner, registry.clone())));
         }
         #[cfg(not(feature = "agent"))]
-        return Err(left_out("[subagents]", "agent"));
+        return Err(SetupError::LeftOut {
+            section: "[subagents]",
+            feature: "agent",
+        });
     }
-    Arc::new(builder.build()?)
-        .register_all(registry)
-        .map_err(|error| error.to_string())
-}
-
-/// A section that asks for tools this build leaves out: said, rather than ignored, since
-/// whoever wrote it expects the tools.
-#[cfg(any(not(feature = "media"), not(feature = "agent")))]
-fn left_out(section: &str, feature: &str) -> String {
-    format!(
-        "the configuration has a {section} section, but this build of builtin-tools leaves out \
-         its tools: enable the `{feature}` feature, or remove the section"
-    )
+    Ok(Arc::new(builder.build()?).register_all(registry)?)
 }
 
 #[cfg(feature = "agent")]
 impl SubagentsSection {
-    fn runner(&self, api_key: Option<String>) -> Result<OpenAiCompatibleRunner, String> {
+    fn runner(&self, api_key: Option<String>) -> Result<OpenAiCompatibleRunner, SetupError> {
         let mut runner =
             OpenAiCompatibleRunner::new(&self.base_url, &self.model)?.max_iterations(self.max_iterations);
         if let Some(key) = api_key {
@@ -211,12 +205,14 @@ impl ScreenshotSection {
 
 #[cfg(feature = "media")]
 impl MediaSection {
-    fn sender(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn MediaSender>, String> {
+    fn sender(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn MediaSender>, SetupError> {
         match (&self.webhook_url, &self.telegram) {
             (Some(url), None) => Ok(Arc::new(WebhookSender::new(url)?)),
             (None, Some(telegram)) => {
                 let token = BuiltinConfig::secret(env, &telegram.token_env).ok_or_else(|| {
-                    format!("[media.telegram] needs the bot token in ${}", telegram.token_env)
+                    SetupError::TelegramTokenUnset {
+                        variable: telegram.token_env.clone(),
+                    }
                 })?;
                 let mut sender = TelegramSender::new(token, telegram.chat_id.clone())?;
                 if let Some(base_url) = &telegram.base_url {
@@ -224,8 +220,8 @@ impl MediaSection {
                 }
                 Ok(Arc::new(sender))
             }
-            (Some(_), Some(_)) => Err("[media] has both webhook_url and telegram; choose one".to_owned()),
-            (None, None) => Err("[media] needs webhook_url or a [media.telegram] table".to_owned()),
+            (Some(_), Some(_)) => Err(SetupError::TwoMediaDestinations),
+            (None, None) => Err(SetupError::NoMediaDestination),
         }
     }
 
@@ -250,7 +246,7 @@ impl MemorySection {
         &self,
         mut workspace: Workspace,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<(Workspace, Option<PathBuf>), String> {
+    ) -> Result<(Workspace, Option<PathBuf>), SetupError> {
         if !self.enabled {
             return Ok((workspace, None));
         }
@@ -267,24 +263,19 @@ impl MemorySection {
         &self,
         workspace_root: &std::path::Path,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<PathBuf, String> {
-        let unusable = |error: &dyn std::fmt::Display| {
-            format!(
-                "[memory]: {error}; set [memory] path (the command line's --memory-db) to a file \
-                 outside the workspace, or [memory] enabled = false"
-            )
-        };
+    ) -> Result<PathBuf, SetupError> {
+        let unusable = |source: BoxError| SetupError::MemoryDatabase { source };
         match &self.path {
-            Some(path) => std::path::absolute(path).map_err(|error| unusable(&error)),
-            None => MemoryStore::default_path_with_env(workspace_root, env).map_err(|error| unusable(&error)),
+            Some(path) => std::path::absolute(path).map_err(|error| unusable(error.into())),
+            None => MemoryStore::default_path_with_env(workspace_root, env)
+                .map_err(|error| unusable(error.into())),
         }
     }
 }
 
 impl WorkspaceSection {
-    fn open(&self, root: &std::path::Path) -> Result<Workspace, String> {
-        let mut workspace = Workspace::open(root)
-            .map_err(|error| error.to_string())?
+    fn open(&self, root: &std::path::Path) -> Result<Workspace, SetupError> {
+        let mut workspace = Workspace::open(root)?
             .read_only(self.read_only)
             .protect_git(self.protect_git);
         for path in &self.protect {

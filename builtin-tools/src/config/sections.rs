@@ -10,7 +10,7 @@ use serde::Deserialize;
 #[cfg(feature = "shell")]
 use crate::shell::{ExecConfig, ExecSandbox};
 #[cfg(feature = "web")]
-use crate::web::FetchConfig;
+use crate::{SetupError, web::FetchConfig};
 
 /// `[workspace]`.
 #[derive(Debug, Clone, Deserialize)]
@@ -149,23 +149,18 @@ impl WebSection {
     /// from their files. Fails on a trusted "host name" that is an IP address (the guard
     /// judges an address in a URL by itself, so trusting one would silently do nothing)
     /// and on a certificate file that cannot be read.
-    pub fn fetch_config(&self) -> Result<FetchConfig, String> {
+    pub fn fetch_config(&self) -> Result<FetchConfig, SetupError> {
         if let Some(name) = self.trusted_hosts.keys().find(|name| is_address(name)) {
-            return Err(format!(
-                "[web] trusted_hosts: `{name}` is an address, not a host name; trust the name pages \
-                 use for it, e.g. \"wiki.internal\" = \"{name}:80\", or set allow_private_network"
-            ));
+            return Err(SetupError::TrustedAddress { name: name.clone() });
         }
         let mut config = FetchConfig::default().allow_private_network(self.allow_private_network);
         for (name, address) in &self.trusted_hosts {
             config = config.trusted_host(name.clone(), *address);
         }
         for path in &self.root_certificates {
-            let pem = std::fs::read(path).map_err(|error| {
-                format!(
-                    "[web] root_certificates: cannot read `{}`: {error}",
-                    path.display()
-                )
+            let pem = std::fs::read(path).map_err(|source| SetupError::CertificateFile {
+                path: path.clone(),
+                source,
             })?;
             config = config.root_certificate_pem(pem);
         }

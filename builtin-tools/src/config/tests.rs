@@ -84,6 +84,7 @@ fn media_needs_exactly_one_destination_and_its_secret() {
             &|name| (name == "XDG_DATA_HOME").then(|| data_home.clone()),
         )
         .unwrap_err()
+        .to_string()
     };
     assert!(register("[media]\n").contains("needs webhook_url or a [media.telegram] table"));
     assert!(
@@ -199,6 +200,11 @@ fn the_default_memory_database_is_outside_the_workspace() {
     )
     .unwrap_err();
     assert!(
+        matches!(nowhere, SetupError::MemoryDatabase { .. }),
+        "{nowhere:?}"
+    );
+    let nowhere = nowhere.to_string();
+    assert!(
         nowhere.starts_with("[memory]: neither XDG_DATA_HOME nor HOME is set")
             && nowhere.contains("--memory-db"),
         "{nowhere}"
@@ -287,7 +293,9 @@ fn trusted_hosts_reach_web_fetch_and_screenshots() {
         ))
         .unwrap();
         let temp = tempfile::tempdir().unwrap();
-        let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+        let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with(&format!(
                 "[web] trusted_hosts: `{name}` is an address, not a host name"
@@ -314,14 +322,18 @@ fn root_certificates_are_read_from_their_files() {
         toml_path(&missing)
     ))
     .unwrap();
-    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.starts_with("[web] root_certificates: cannot read `"),
         "{error}"
     );
 
     std::fs::write(&missing, "not a certificate").unwrap();
-    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config).unwrap_err();
+    let error = register_all(&ToolRegistry::new(), Some(temp.path().to_path_buf()), &config)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("root certificate 1 holds no PEM certificate"),
         "{error}"

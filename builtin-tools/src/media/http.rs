@@ -14,6 +14,7 @@ use url::Url;
 
 use super::MediaFile;
 use crate::capped_body::read_capped;
+use crate::{BoxError, SetupError};
 
 /// How long connecting may take by default.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,12 +36,15 @@ pub(super) enum Failure {
 
 /// The HTTP client of a sender. Redirects are not followed: the address is configured,
 /// and following one would re-send a file (and a token in the path) somewhere else.
-pub(super) fn client() -> Result<reqwest::Client, String> {
+pub(super) fn client() -> Result<reqwest::Client, SetupError> {
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|error| format!("cannot set up the HTTP client: {error}"))
+        .map_err(|source| SetupError::HttpClient {
+            component: "send_media",
+            source,
+        })
 }
 
 /// Sends `files` in order with `send`, the caption with the first file only (a chat shows
@@ -50,7 +54,7 @@ pub(super) async fn one_by_one<'a, F, Fut>(
     files: &'a [MediaFile],
     caption: Option<&'a str>,
     mut send: F,
-) -> Vec<Result<(), String>>
+) -> Vec<Result<(), BoxError>>
 where
     F: FnMut(&'a MediaFile, Option<&'a str>) -> Fut,
     Fut: Future<Output = Result<(), Failure>>,
@@ -59,11 +63,11 @@ where
     let mut unreachable = None;
     for (index, file) in files.iter().enumerate() {
         let result = match &unreachable {
-            Some(reason) => Err(format!("not tried, since the previous file failed: {reason}")),
+            Some(reason) => Err(format!("not tried, since the previous file failed: {reason}").into()),
             None => match send(file, caption.filter(|_| index == 0)).await {
                 Ok(()) => Ok(()),
-                Err(Failure::Refused(reason)) => Err(reason),
-                Err(Failure::Unreachable(reason)) => Err(unreachable.insert(reason).clone()),
+                Err(Failure::Refused(reason)) => Err(reason.into()),
+                Err(Failure::Unreachable(reason)) => Err(unreachable.insert(reason).clone().into()),
             },
         };
         results.push(result);

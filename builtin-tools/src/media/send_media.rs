@@ -1,9 +1,9 @@
 //! The `send_media` tool: check every file, then send them all and report each.
 
-use crate::Workspace;
+use crate::{BoxError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::ToolError;
+use tool_core::{ToolError, error_chain};
 
 use super::load::{Loaded, load};
 use super::{MediaConfig, MediaFile, MediaSender};
@@ -140,14 +140,14 @@ async fn load_all(
 fn report(
     shown: &[String],
     files: &[MediaFile],
-    results: &[Result<(), String>],
+    results: &[Result<(), BoxError>],
     channel: Option<&str>,
 ) -> Result<String, ToolError> {
-    let missing = Err("the channel reported no result for it".to_owned());
     let lines = shown.iter().zip(files).enumerate().map(|(index, (shown, file))| {
-        let outcome = match results.get(index).unwrap_or(&missing) {
-            Ok(()) => "sent".to_owned(),
-            Err(reason) => format!("not sent: {reason}"),
+        let outcome = match results.get(index) {
+            Some(Ok(())) => "sent".to_owned(),
+            Some(Err(error)) => format!("not sent: {}", error_chain(&**error)),
+            None => "not sent: the channel reported no result for it".to_owned(),
         };
         let size = human_size(u64::try_from(file.bytes.len()).unwrap_or(u64::MAX));
         format!("`{shown}` ({}, {size}): {outcome}", file.mime_type)

@@ -3,6 +3,7 @@
 use tool_core::BoxFuture;
 
 use super::MediaFile;
+use crate::BoxError;
 
 /// Where media goes: a chat channel. [`WebhookSender`](super::WebhookSender) and
 /// [`TelegramSender`](super::TelegramSender) come with the crate; anything else (Slack, a
@@ -19,5 +20,5 @@ pub trait MediaSender: Send + Sync + 'static {
         files: &'a [MediaFile],
         caption: Option<&'a str>,
         channel: Option<&'a str>,
-    ) -> BoxFuture<'a, Vec<Result<(), String>>>;
+    ) -> BoxFuture<'a, Vec<Result<(), BoxError>>>;
 }

@@ -10,6 +10,7 @@ use url::Url;
 
 use super::http::{self, Answer, Failure};
 use super::{MediaFile, MediaSender};
+use crate::{BoxError, SetupError};
 
 /// The Telegram Bot API's address.
 pub const TELEGRAM_API: &str = "https://api.telegram.org";
@@ -59,14 +60,14 @@ impl TelegramSender {
     /// A sender for the bot with `bot_token`, to `default_chat_id` when the model names no
     /// channel (empty: the model must always name one). Fails on an empty token or one
     /// with characters Telegram tokens do not have.
-    pub fn new(bot_token: impl Into<String>, default_chat_id: impl Into<String>) -> Result<Self, String> {
+    pub fn new(bot_token: impl Into<String>, default_chat_id: impl Into<String>) -> Result<Self, SetupError> {
         let token = bot_token.into().trim().to_owned();
         if token.is_empty() {
-            return Err("no Telegram bot token is configured".into());
+            return Err(SetupError::MissingTelegramToken);
         }
         let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-');
         if !token.chars().all(valid) {
-            return Err("the Telegram bot token has characters a bot token does not have".into());
+            return Err(SetupError::InvalidTelegramToken);
         }
         Ok(Self {
             client: http::client()?,
@@ -139,7 +140,7 @@ impl MediaSender for TelegramSender {
         files: &'a [MediaFile],
         caption: Option<&'a str>,
         channel: Option<&'a str>,
-    ) -> BoxFuture<'a, Vec<Result<(), String>>> {
+    ) -> BoxFuture<'a, Vec<Result<(), BoxError>>> {
         let chat_id = channel.unwrap_or(&self.default_chat_id);
         Box::pin(http::one_by_one(
             files,

@@ -9,6 +9,7 @@ use url::Url;
 
 use super::http::{self, Failure};
 use super::{MediaFile, MediaSender};
+use crate::{BoxError, SetupError};
 
 /// How failures name the other end.
 const SERVICE: &str = "the webhook";
@@ -53,14 +54,12 @@ impl fmt::Debug for WebhookSender {
 
 impl WebhookSender {
     /// A sender POSTing to `url`, an `http` or `https` URL; fails on anything else.
-    pub fn new(url: impl AsRef<str>) -> Result<Self, String> {
-        let url =
-            Url::parse(url.as_ref()).map_err(|error| format!("the webhook URL is not a URL: {error}"))?;
+    pub fn new(url: impl AsRef<str>) -> Result<Self, SetupError> {
+        let url = Url::parse(url.as_ref()).map_err(SetupError::WebhookUrl)?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!(
-                "the webhook URL must be http or https, not `{}`",
-                url.scheme()
-            ));
+            return Err(SetupError::WebhookScheme {
+                scheme: url.scheme().to_owned(),
+            });
         }
         Ok(Self {
             client: http::client()?,
@@ -102,7 +101,7 @@ impl MediaSender for WebhookSender {
         files: &'a [MediaFile],
         caption: Option<&'a str>,
         channel: Option<&'a str>,
-    ) -> BoxFuture<'a, Vec<Result<(), String>>> {
+    ) -> BoxFuture<'a, Vec<Result<(), BoxError>>> {
         Box::pin(http::one_by_one(files, caption, move |file, caption| {
             self.send_one(file, caption, channel)
         }))

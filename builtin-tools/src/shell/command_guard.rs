@@ -10,6 +10,8 @@
 
 use regex::Regex;
 
+use crate::SetupError;
+
 /// The default deny patterns.
 pub const DEFAULT_DENY: &[&str] = &[
     // rm -rf of the root, the home directory or everything in them.
@@ -38,11 +40,16 @@ pub(crate) struct CommandGuard {
 
 impl CommandGuard {
     /// Compiles the patterns; an invalid one is a configuration error.
-    pub(crate) fn new(deny: &[String], allow: &[String]) -> Result<Self, String> {
-        let compile = |patterns: &[String]| -> Result<Vec<Regex>, String> {
+    pub(crate) fn new(deny: &[String], allow: &[String]) -> Result<Self, SetupError> {
+        let compile = |patterns: &[String]| -> Result<Vec<Regex>, SetupError> {
             patterns
                 .iter()
-                .map(|pattern| Regex::new(pattern).map_err(|error| invalid_pattern(pattern, &error)))
+                .map(|pattern| {
+                    Regex::new(pattern).map_err(|error| SetupError::GuardPattern {
+                        pattern: pattern.clone(),
+                        source: Box::new(PatternError(error)),
+                    })
+                })
                 .collect()
         };
         Ok(Self {
@@ -71,17 +78,20 @@ impl CommandGuard {
     }
 }
 
-/// One line: the regex crate's messages point at the pattern over several lines, of which
-/// the last says what is wrong.
-fn invalid_pattern(pattern: &str, error: &regex::Error) -> String {
-    let text = error.to_string();
-    let reason = text
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .trim_start_matches("error: ");
-    format!("invalid guard pattern `{pattern}`: {reason}")
+/// A pattern's regex error in one line: the regex crate's messages point at the pattern
+/// over several lines, of which the last says what is wrong.
+#[derive(Debug)]
+struct PatternError(regex::Error);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        let reason = text.lines().last().unwrap_or_default();
+        f.write_str(reason.trim_start_matches("error: "))
+    }
 }
+
+impl std::error::Error for PatternError {}
 
 /// The pieces a shell would run separately.
 fn segments(command: &str) -> impl Iterator<Item = &str> {
@@ -152,7 +162,8 @@ mod tests {
         assert!(
             CommandGuard::new(&["(".to_owned()], &[])
                 .unwrap_err()
-                .starts_with("invalid guard pattern `(`")
+                .to_string()
+                .starts_with("invalid exec settings: invalid guard pattern `(`: unclosed group")
         );
     }
 }

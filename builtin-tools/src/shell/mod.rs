@@ -19,7 +19,7 @@ mod sandbox;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::Workspace;
+use crate::{SetupError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::process::Command;
@@ -123,7 +123,7 @@ pub struct Exec {
 
 impl Exec {
     /// Checks the configuration (guard patterns must compile).
-    pub fn new(config: ExecConfig) -> Result<Self, String> {
+    pub fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
         Ok(Self { config, guard })
     }
@@ -223,7 +223,7 @@ fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError
     let canonical = ws
         .dir()
         .canonicalize(&relative)
-        .map_err(|error| crate::WorkspaceError::from_io(&shown, error))?;
+        .map_err(|error| ws.io_error(&relative, error))?;
     if !ws.dir().is_dir(&canonical) {
         return Err(ToolError::new(format!("`{shown}` is not a directory")));
     }

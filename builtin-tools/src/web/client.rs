@@ -19,6 +19,7 @@ use url::Url;
 use super::config::FetchConfig;
 use super::resolve::CheckedResolver;
 use super::ssrf_guard::{SsrfGuard, SsrfGuardError};
+use crate::SetupError;
 use crate::capped_body::read_capped;
 
 /// Headers that carry credentials; dropped when a redirect leaves the first origin.
@@ -129,7 +130,7 @@ pub enum FetchError {
 impl Fetcher {
     /// A fetcher with `config`; fails if a configured root certificate is not valid PEM
     /// or the TLS backend cannot be set up.
-    pub fn new(config: FetchConfig) -> Result<Self, String> {
+    pub fn new(config: FetchConfig) -> Result<Self, SetupError> {
         let guard = Arc::new(SsrfGuard::new(&config));
         let client = reqwest::Client::builder()
             .user_agent(config.user_agent.as_str())
@@ -139,7 +140,10 @@ impl Fetcher {
             .dns_resolver(CheckedResolver::new(Arc::clone(&guard)))
             .tls_certs_merge(root_certificates(&config)?)
             .build()
-            .map_err(|error| format!("cannot set up the HTTP client: {error}"))?;
+            .map_err(|source| SetupError::HttpClient {
+                component: "web_fetch",
+                source,
+            })?;
         Ok(Self {
             client,
             guard,
@@ -254,13 +258,13 @@ impl Fetcher {
 }
 
 /// The configured extra certificate authorities, parsed.
-fn root_certificates(config: &FetchConfig) -> Result<Vec<reqwest::Certificate>, String> {
+fn root_certificates(config: &FetchConfig) -> Result<Vec<reqwest::Certificate>, SetupError> {
     let mut certificates = Vec::new();
     for (n, pem) in config.root_certificates().iter().enumerate() {
         let parsed = reqwest::Certificate::from_pem_bundle(pem)
             .ok()
             .filter(|bundle| !bundle.is_empty())
-            .ok_or_else(|| format!("root certificate {} holds no PEM certificate", n + 1))?;
+            .ok_or(SetupError::Certificate { number: n + 1 })?;
         certificates.extend(parsed);
     }
     Ok(certificates)

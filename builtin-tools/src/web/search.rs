@@ -14,6 +14,7 @@ use serde::Deserialize;
 use tool_core::ToolError;
 use url::Url;
 
+use crate::SetupError;
 use crate::capped_body::read_capped;
 
 /// Brave's web search endpoint.
@@ -91,23 +92,24 @@ pub struct Searcher {
 
 impl Searcher {
     /// A searcher with `config`; fails on an empty or malformed key or endpoint.
-    pub fn new(config: SearchConfig) -> Result<Self, String> {
+    pub fn new(config: SearchConfig) -> Result<Self, SetupError> {
         if config.api_key.trim().is_empty() {
-            return Err("no Brave Search API key is configured".into());
+            return Err(SetupError::MissingSearchKey);
         }
-        let mut api_key = HeaderValue::from_str(config.api_key.trim())
-            .map_err(|_| "the Brave Search API key contains characters a header cannot carry".to_owned())?;
+        let mut api_key =
+            HeaderValue::from_str(config.api_key.trim()).map_err(|_| SetupError::InvalidSearchKey)?;
         api_key.set_sensitive(true);
-        let endpoint = Url::parse(&config.endpoint).map_err(|error| {
-            format!(
-                "the Brave Search endpoint `{}` is not a URL: {error}",
-                config.endpoint
-            )
+        let endpoint = Url::parse(&config.endpoint).map_err(|source| SetupError::SearchEndpoint {
+            endpoint: config.endpoint.clone(),
+            source,
         })?;
         let client = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
-            .map_err(|error| format!("cannot set up the HTTP client: {error}"))?;
+            .map_err(|source| SetupError::HttpClient {
+                component: "web_search",
+                source,
+            })?;
         Ok(Self {
             client,
             endpoint,

@@ -108,19 +108,11 @@ pub enum WorkspaceError {
 }
 
 impl WorkspaceError {
-    /// An I/O error on `path` (as shown to the model), classified the way a model needs
-    /// it: escapes refused by the capability handle are [`Outside`](Self::Outside),
-    /// missing files [`NotFound`](Self::NotFound), and so on.
-    pub fn from_io(path: &str, source: io::Error) -> Self {
+    /// An I/O error on `path` (as shown to the model), classified by its kind: missing
+    /// files are [`NotFound`](Self::NotFound), and so on. Escapes are told apart by
+    /// [`Workspace::io_error`](super::Workspace::io_error), which knows the workspace.
+    pub(crate) fn from_io(path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
-        // cap-std reports a resolution that would leave the directory (`..`, an absolute
-        // symlink, a symlink pointing out) as `PermissionDenied` with this wording; it has
-        // no dedicated error kind.
-        if source.kind() == io::ErrorKind::PermissionDenied
-            && source.to_string().contains("outside of the filesystem")
-        {
-            return WorkspaceError::Outside { path };
-        }
         match source.kind() {
             io::ErrorKind::NotFound => WorkspaceError::NotFound { path },
             io::ErrorKind::IsADirectory => WorkspaceError::IsDirectory { path },

@@ -16,6 +16,7 @@
 //! link, since the other names of the file may lie outside the workspace.
 
 mod error;
+mod escape;
 mod git;
 mod path;
 mod protect;
@@ -183,6 +184,18 @@ impl Workspace {
         })
     }
 
+    /// An I/O error on `relative`, classified the way a model needs it: an escape the
+    /// capability handle refused (a `..` above the root, a symbolic link pointing out)
+    /// is [`WorkspaceError::Outside`], a missing file [`WorkspaceError::NotFound`], and
+    /// so on.
+    pub fn io_error(&self, relative: &Path, source: io::Error) -> WorkspaceError {
+        let path = Self::display(relative);
+        if source.kind() == io::ErrorKind::PermissionDenied && escape::leads_outside(&self.dir, relative) {
+            return WorkspaceError::Outside { path };
+        }
+        WorkspaceError::from_io(&path, source)
+    }
+
     /// How a relative path is shown to a model: normalized, `.` for the root.
     pub fn display(relative: &Path) -> String {
         let normalized = path::normalized(relative);
@@ -204,10 +217,10 @@ impl Workspace {
         let file = self
             .dir
             .open_with(&relative, &options)
-            .map_err(|source| WorkspaceError::from_io(&shown, source))?;
+            .map_err(|source| self.io_error(&relative, source))?;
         let metadata = file
             .metadata()
-            .map_err(|source| WorkspaceError::from_io(&shown, source))?;
+            .map_err(|source| self.io_error(&relative, source))?;
         if metadata.is_dir() {
             return Err(WorkspaceError::IsDirectory { path: shown });
         }
@@ -229,7 +242,7 @@ impl Workspace {
         opened
             .file
             .read_to_end(&mut bytes)
-            .map_err(|source| WorkspaceError::from_io(&Self::display(&opened.path), source))?;
+            .map_err(|source| self.io_error(&opened.path, source))?;
         Ok(bytes)
     }
 
@@ -264,7 +277,7 @@ impl Workspace {
         let relative = self.relative_path(path)?;
         let target = self.writable_target(&relative)?;
         let shown = Self::display(&target);
-        let io_error = |source| WorkspaceError::from_io(&shown, source);
+        let io_error = |source| self.io_error(&target, source);
         let (parent, name) =
             split(&target).ok_or_else(|| WorkspaceError::IsDirectory { path: shown.clone() })?;
         let parent_dir = if parent.as_os_str().is_empty() {
@@ -300,7 +313,7 @@ impl Workspace {
                 Err(error) if error.kind() == io::ErrorKind::NotFound => {
                     return Err(WorkspaceError::BrokenSymlink { path: shown });
                 }
-                Err(error) => return Err(WorkspaceError::from_io(&shown, error)),
+                Err(error) => return Err(self.io_error(relative, error)),
             },
             Ok(metadata) if metadata.is_dir() => return Err(WorkspaceError::IsDirectory { path: shown }),
             Ok(metadata) if !metadata.is_file() => {
@@ -309,7 +322,7 @@ impl Workspace {
             }
             Ok(_) => relative.to_path_buf(),
             Err(error) if error.kind() == io::ErrorKind::NotFound => relative.to_path_buf(),
-            Err(error) => return Err(WorkspaceError::from_io(&shown, error)),
+            Err(error) => return Err(self.io_error(relative, error)),
         };
         self.check_unprotected(relative, &target)?;
         Ok(target)

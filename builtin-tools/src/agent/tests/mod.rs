@@ -26,7 +26,7 @@ fn gated_runner(
     move |task: String,
           _tools: ToolRegistry,
           cancel: CancellationToken|
-          -> BoxFuture<'static, Result<String, String>> {
+          -> BoxFuture<'static, Result<String, crate::BoxError>> {
         let (gate, active, most) = (gate.clone(), active.clone(), most.clone());
         Box::pin(async move {
             let now = active.fetch_add(1, Ordering::SeqCst) + 1;
@@ -126,7 +126,7 @@ async fn sub_agents_get_every_tool_but_spawn() {
     let runner = |_task: String,
                   tools: ToolRegistry,
                   _cancel: CancellationToken|
-     -> BoxFuture<'static, Result<String, String>> {
+     -> BoxFuture<'static, Result<String, crate::BoxError>> {
         Box::pin(async move { Ok(tools.names().join(",")) })
     };
     let manager = LocalSubagents::new(runner, registry);
@@ -258,7 +258,7 @@ async fn the_openai_loop_stops_at_max_iterations_and_reports_errors() {
         .await
         .unwrap_err();
     assert_eq!(
-        error,
+        error.to_string(),
         "stopped after 3 model turns without a final answer (max_iterations)"
     );
 
@@ -267,5 +267,8 @@ async fn the_openai_loop_stops_at_max_iterations_and_reports_errors() {
         .run("x".into(), calculator(), CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(error.starts_with("the model request failed"), "{error}");
+    assert!(
+        error.to_string().starts_with("the model request failed"),
+        "{error}"
+    );
 }

@@ -79,7 +79,7 @@ fn open_dir(ws: &Workspace, relative: &Path, shown: &str) -> Result<Dir, ToolErr
         {
             return ToolError::new(format!("`{shown}` is a file; use read_file to read it"));
         }
-        match WorkspaceError::from_io(shown, error) {
+        match ws.io_error(relative, error) {
             WorkspaceError::NotFound { .. } => {
                 let suggestions = super::nearby::similar_paths(ws, shown);
                 let hint = if suggestions.is_empty() {

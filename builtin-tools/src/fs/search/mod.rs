@@ -24,7 +24,7 @@ mod walk;
 
 use std::path::PathBuf;
 
-use crate::{Workspace, WorkspaceError};
+use crate::Workspace;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tool_core::ToolError;
@@ -137,7 +137,7 @@ fn start_path(ws: &Workspace, path: Option<&str>) -> Result<PathBuf, ToolError> 
     }
     ws.dir()
         .canonicalize(&relative)
-        .map_err(|source| WorkspaceError::from_io(&shown, source).into())
+        .map_err(|source| ws.io_error(&relative, source).into())
 }
 
 #[cfg(test)]

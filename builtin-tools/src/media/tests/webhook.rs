@@ -116,6 +116,7 @@ fn only_http_urls_and_no_secrets_in_debug() {
     assert!(
         WebhookSender::new("ftp://example.com/x")
             .unwrap_err()
+            .to_string()
             .contains("http or https")
     );
     assert!(WebhookSender::new("not a url").is_err());

@@ -212,8 +212,8 @@ async fn bad_arguments_and_configuration_are_refused() {
     assert_eq!(error.kind(), tool_core::ToolErrorKind::InvalidArguments);
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     assert_eq!(
-        Searcher::new(SearchConfig::new(" ")).unwrap_err(),
-        "no Brave Search API key is configured"
+        Searcher::new(SearchConfig::new(" ")).unwrap_err().to_string(),
+        "invalid web_search settings: no Brave Search API key is configured"
     );
     assert!(Searcher::new(SearchConfig::new("k").endpoint("not a url")).is_err());
     assert!(!format!("{:?}", SearchConfig::new("secret-key")).contains("secret-key"));

@@ -12,6 +12,7 @@ use tokio_rustls::rustls::pki_types::pem::PemObject as _;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::{fetch_as, short_fetcher};
+use crate::SetupError;
 use crate::web::{FetchConfig, FetchFormat, Fetcher};
 
 const CA: &str = include_str!("tls/ca.pem");
@@ -85,5 +86,12 @@ fn a_root_certificate_that_is_not_pem_is_refused() {
         .root_certificate_pem(CA)
         .root_certificate_pem("not a certificate");
     let error = Fetcher::new(config).err().unwrap();
-    assert_eq!(error, "root certificate 2 holds no PEM certificate");
+    assert!(
+        matches!(error, SetupError::Certificate { number: 2 }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "invalid web_fetch settings: root certificate 2 holds no PEM certificate"
+    );
 }

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use clap::Parser as _;
 
 use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
-pub use config::Config;
+pub use config::{Config, ConfigError};
 
 use crate::builtin_tools::Workspace;
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry};
@@ -101,7 +101,10 @@ pub fn main() -> ExitCode {
         stdout: &mut stdout,
         stderr: &mut stderr,
     };
-    let status = runtime.block_on(run(std::env::args_os(), register_builtins, io));
+    let setup = |registry: &ToolRegistry, settings: &Settings| {
+        register_builtins(registry, settings).map_err(Into::into)
+    };
+    let status = runtime.block_on(run(std::env::args_os(), setup, io));
     ExitCode::from(status)
 }
 
@@ -145,11 +148,15 @@ fn note_legacy_memory(root: &std::path::Path) {
 
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on
 /// it, runs the subcommand and returns the exit status. Never panics on bad input.
+///
+/// `setup` may fail with any error (`?` converts one, as it does a `String` message);
+/// that is a configuration error: its message and causes
+/// ([`error_chain`](crate::error_chain)) go to stderr, and the status is [`EXIT_USAGE`].
 pub async fn run<I, T, F>(args: I, setup: F, mut io: Io<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -182,12 +189,12 @@ fn print_clap_error(error: &clap::Error, io: &mut Io<'_>) -> u8 {
 
 async fn execute<F>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
 where
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), String>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let settings = settings(&cli.global)?;
     let audit = open_audit(&cli.global, &settings)?;
     let registry = build_registry(&settings, audit.clone())?;
-    setup(&registry, &settings).map_err(CliError)?;
+    setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error)))?;
     let status = run_command(&cli.command, registry, io).await;
     if let Some(audit) = audit {
         report_audit_failures(&audit, io);
@@ -233,7 +240,7 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
 
 fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     let config = match &global.config {
-        Some(path) => Config::load(path).map_err(CliError)?,
+        Some(path) => Config::load(path).map_err(|error| CliError(error.to_string()))?,
         None => Config::default(),
     };
     let root = match global

@@ -219,9 +219,10 @@ impl fmt::Debug for MountOptions {
 ///
 /// The message tells the cause in the same line, with its own causes, or, for a `401`,
 /// what to do about it. The cause is also the error's
-/// [`source`](std::error::Error::source) ([`tool_core::error_chain`] does not repeat
-/// it): rmcp's error, or the [`std::io::Error`] of starting the server's process, boxed
-/// so that this type does not change with rmcp's.
+/// [`source`](std::error::Error::source): rmcp's error, or the [`std::io::Error`] of
+/// starting the server's process, boxed so that this type does not change with rmcp's.
+/// [`tool_core::error_chain`] does not repeat it (after a `401` it adds rmcp's own words
+/// to the advice).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MountError {

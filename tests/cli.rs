@@ -6,7 +6,7 @@ use std::process::Command;
 
 use agent_tools::builtin_tools::Workspace;
 use agent_tools::cli::{self, Io};
-use agent_tools::{Json, RegistryError, ToolError, ToolRegistry, tool};
+use agent_tools::{Json, ToolError, ToolRegistry, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -57,11 +57,15 @@ async fn label(
     format!("{} labels", labels.len())
 }
 
-fn setup(registry: &ToolRegistry, _settings: &cli::Settings) -> Result<(), RegistryError> {
+fn setup(
+    registry: &ToolRegistry,
+    _settings: &cli::Settings,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     registry.register(RepeatTool)?;
     registry.register(CountEntriesTool)?;
     registry.register(WipeTool)?;
-    registry.register(LabelTool)
+    registry.register(LabelTool)?;
+    Ok(())
 }
 
 struct Output {
@@ -301,6 +305,57 @@ async fn configuration_files_are_read_and_checked() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn config_errors_say_what_failed_and_keep_the_cause() {
+    use cli::{Config, ConfigError};
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "default_timeout = \"30s\"\ntimeout = 5\n").unwrap();
+    let error = Config::load(&bad).unwrap_err();
+    let ConfigError::Invalid { path, position, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!((path, *position), (&bad, Some((2, 1))));
+    let cause = std::error::Error::source(&error).expect("toml's error");
+    assert!(cause.is::<toml::de::Error>(), "{cause:?}");
+
+    let missing = dir.path().join("missing.toml");
+    let error = Config::load(&missing).unwrap_err();
+    let ConfigError::Read { source, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        agent_tools::error_chain(&error),
+        error.to_string(),
+        "the cause is said once"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_setup_is_a_usage_error_with_its_message() {
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let io = Io {
+        stdin: &mut "".as_bytes(),
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+    };
+    let setup = |registry: &ToolRegistry,
+                 _: &cli::Settings|
+     -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        registry.register(RepeatTool)?;
+        registry.register(RepeatTool)?;
+        Ok(())
+    };
+    let status = cli::run(["agent-tools", "list"], setup, io).await;
+    assert_eq!(status, cli::EXIT_USAGE);
+    assert_eq!(
+        String::from_utf8(stderr).unwrap(),
+        "agent-tools: a tool named `repeat` is already registered\n"
+    );
+    assert!(stdout.is_empty());
 }
 
 /// The real binary, for streams and exit statuses as a shell sees them.

@@ -328,6 +328,9 @@ fn run_binary(args: &[&str], stdin: &str, file_size_limit: Option<u64>) -> Outpu
 }
 
 /// Makes writes past `bytes` fail with EFBIG in the child (instead of killing it).
+// Needs unsafe: it runs code between fork and exec (`pre_exec`), and ignoring a signal has
+// no safe form.
+#[allow(unsafe_code)]
 fn limit_file_size(command: &mut Command, bytes: u64) {
     // SAFETY: between fork and exec the closure only calls `setrlimit` and `signal`, which
     // are async-signal-safe, and allocates nothing.

@@ -12,7 +12,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read as _;
 use std::net::{TcpListener, UdpSocket};
-use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::os::unix::net::UnixListener;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -25,6 +25,7 @@ use agent_tools::builtin_tools::Builtins;
 use agent_tools::builtin_tools::Workspace;
 use agent_tools::builtin_tools::shell::{ExecConfig, ExecSandbox};
 use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult};
+use rustix::process::{Pid, Signal, kill_process};
 use serde_json::json;
 
 #[path = "support/processes.rs"]
@@ -40,8 +41,11 @@ struct ForkGuard;
 static TEST_PID: AtomicI32 = AtomicI32::new(0);
 const ALLOCATED_AFTER_FORK: i32 = 97;
 
+// Needs unsafe: catching allocations means being the global allocator, whose trait is
+// unsafe to implement.
 // SAFETY: every call is forwarded to the system allocator; the check before it only reads
 // an atomic and makes the getpid system call.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for ForkGuard {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         check_not_forked();
@@ -64,22 +68,25 @@ unsafe impl GlobalAlloc for ForkGuard {
 #[global_allocator]
 static ALLOCATOR: ForkGuard = ForkGuard;
 
+/// This process's pid, from the kernel: in a forked child, the child's.
+fn current_pid() -> i32 {
+    rustix::process::getpid().as_raw_nonzero().get()
+}
+
+// Needs unsafe: inside the allocator it must end the process with `_exit` (no atexit
+// handlers, no allocation), whose safe rustix form is in an unstable module.
+#[allow(unsafe_code)]
 fn check_not_forked() {
     let test_pid = TEST_PID.load(Ordering::Relaxed);
-    // SAFETY: getpid cannot fail.
-    if test_pid != 0 && unsafe { libc::getpid() } != test_pid {
-        let message = b"allocation between fork and exec\n";
-        // SAFETY: write and _exit are async-signal-safe.
-        unsafe {
-            libc::write(2, message.as_ptr().cast(), message.len());
-            libc::_exit(ALLOCATED_AFTER_FORK);
-        }
+    if test_pid != 0 && current_pid() != test_pid {
+        let _ = rustix::io::write(rustix::stdio::stderr(), b"allocation between fork and exec\n");
+        // SAFETY: _exit is async-signal-safe and does not return.
+        unsafe { libc::_exit(ALLOCATED_AFTER_FORK) }
     }
 }
 
 fn arm_fork_guard() {
-    // SAFETY: getpid cannot fail.
-    TEST_PID.store(unsafe { libc::getpid() }, Ordering::Relaxed);
+    TEST_PID.store(current_pid(), Ordering::Relaxed);
 }
 
 /// A workspace with `exec` configured by `configure` (on top of `require_sandbox`), and a
@@ -140,11 +147,9 @@ fn python(code: &str) -> String {
 }
 
 fn kill_all(pids: &[i32]) {
-    for &pid in pids {
-        // SAFETY: sending a signal to a process we started.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-        }
+    for pid in pids.iter().copied().filter_map(Pid::from_raw) {
+        // One that has already ended (ESRCH) needs no kill.
+        let _ = kill_process(pid, Signal::KILL);
     }
 }
 
@@ -467,26 +472,25 @@ async fn a_stopped_command_is_an_error_with_its_output_and_a_failing_one_is_not(
 
 /// A pseudo-terminal in raw mode: `(controller, terminal)`.
 fn pseudo_terminal() -> (OwnedFd, OwnedFd) {
-    // SAFETY: plain libc calls on descriptors we own; each result is checked.
-    unsafe {
-        let controller = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
-        assert!(controller >= 0, "posix_openpt");
-        assert_eq!(libc::grantpt(controller), 0);
-        assert_eq!(libc::unlockpt(controller), 0);
-        let mut name = [0 as libc::c_char; 128];
-        assert_eq!(libc::ptsname_r(controller, name.as_mut_ptr(), name.len()), 0);
-        let terminal = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY | libc::O_NONBLOCK);
-        assert!(terminal >= 0, "open the terminal");
-        let mut settings: libc::termios = std::mem::zeroed();
-        assert_eq!(libc::tcgetattr(terminal, &mut settings), 0);
-        libc::cfmakeraw(&mut settings);
-        assert_eq!(libc::tcsetattr(terminal, libc::TCSANOW, &settings), 0);
-        (OwnedFd::from_raw_fd(controller), OwnedFd::from_raw_fd(terminal))
-    }
+    use rustix::fs::{Mode, OFlags};
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use rustix::termios::{OptionalActions, tcgetattr, tcsetattr};
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("posix_openpt");
+    grantpt(&controller).expect("grantpt");
+    unlockpt(&controller).expect("unlockpt");
+    let name = ptsname(&controller, Vec::new()).expect("ptsname");
+    let flags = OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK;
+    let terminal = rustix::fs::open(name.as_c_str(), flags, Mode::empty()).expect("open the terminal");
+    let mut settings = tcgetattr(&terminal).expect("tcgetattr");
+    settings.make_raw();
+    tcsetattr(&terminal, OptionalActions::Now, &settings).expect("tcsetattr");
+    (controller, terminal)
 }
 
 /// Runs `agent-tools call exec` as the leader of a session whose controlling terminal is
 /// `terminal`, with `config` as its configuration file.
+// Needs unsafe: it runs code between fork and exec (`pre_exec`).
+#[allow(unsafe_code)]
 fn call_in_terminal(workspace: &Path, config: &str, command: &str, terminal: &OwnedFd) -> Output {
     let config_file = workspace.join("..").join("config.toml");
     std::fs::write(&config_file, config).unwrap();
@@ -524,8 +528,7 @@ fn typed_input(terminal: &OwnedFd) -> String {
 /// Whether the kernel lets an unconfined process of ours push terminal input at all
 /// (`dev.tty.legacy_tiocsti = 0` refuses it to all but root since Linux 6.2).
 fn kernel_allows_tiocsti() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = rustix::process::geteuid().is_root();
     let legacy = std::fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti").unwrap_or_else(|_| "1".into());
     root || legacy.trim() == "1"
 }
@@ -563,6 +566,8 @@ fn a_command_cannot_type_into_the_agents_terminal() {
 
 /// Runs `agent-tools call exec` in a process where the system calls in `refused` fail with
 /// `errno`, as on a kernel without them.
+// Needs unsafe: it runs code between fork and exec (`pre_exec`).
+#[allow(unsafe_code)]
 fn call_without(refused: &[libc::c_long], errno: i32, config: &str, command: &str) -> (bool, String) {
     use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
     arm_fork_guard();

@@ -67,9 +67,7 @@ fn shout(
 fn rss_bytes() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
     let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    // SAFETY: sysconf has no preconditions.
-    let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    pages * u64::try_from(page_size).unwrap()
+    pages * u64::try_from(rustix::param::page_size()).unwrap()
 }
 
 /// A workspace with files to read, list, search and edit.

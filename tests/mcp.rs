@@ -20,6 +20,7 @@ use agent_tools::mcp::rmcp::{RoleClient, ServiceExt as _};
 use agent_tools::{AuditEvent, JsonlAudit, Outcome, ToolRegistry};
 use axum::Router;
 use axum::routing::{get, post};
+use rustix::process::{Pid, Signal, kill_process};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
@@ -354,9 +355,8 @@ async fn http_serves_every_builtin_family_and_stops_on_sigterm() {
     cancelling_stops_a_long_exec(&client, &setup).await;
     client.cancel().await.unwrap();
 
-    let pid = libc::pid_t::try_from(server.id().unwrap()).unwrap();
-    // SAFETY: `kill` has no memory-safety preconditions; the pid is our live child's.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let pid = Pid::from_raw(i32::try_from(server.id().unwrap()).unwrap()).unwrap();
+    kill_process(pid, Signal::TERM).unwrap();
     let status = tokio::time::timeout(Duration::from_secs(20), server.wait())
         .await
         .unwrap()
@@ -547,8 +547,7 @@ async fn a_mounted_server_that_dies_is_restarted_on_the_next_call() {
     });
     let started = inner.path().join("started");
     poll("the long call to be running", || started.exists().then_some(())).await;
-    // SAFETY: `kill` has no memory-safety preconditions; the pid is the mounted server's.
-    assert_eq!(unsafe { libc::kill(first, libc::SIGKILL) }, 0);
+    kill_process(Pid::from_raw(first).unwrap(), Signal::KILL).unwrap();
     let result = tokio::time::timeout(Duration::from_secs(10), long)
         .await
         .expect("the call in flight must end when its server dies")

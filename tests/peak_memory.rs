@@ -39,6 +39,9 @@ fn huge_one_line_file(path: &Path) {
 
 /// Runs `agent-tools --workspace DIR call TOOL ARGS` and returns its output and its peak
 /// resident memory, as the kernel accounted it (`wait4`'s `ru_maxrss`).
+// Needs unsafe: neither std nor rustix has `wait4`, the one call that reports a child's
+// resource use as it is reaped.
+#[allow(unsafe_code)]
 fn call_binary(workspace: &Path, tool: &str, arguments: Value) -> (String, u64) {
     let output_path = workspace.with_extension("out");
     #[expect(

@@ -6,13 +6,16 @@
 //! ```no_run
 //! use agent_tools::cli::{self, Io};
 //!
-//! # fn register_my_tools(_: &agent_tools::ToolRegistry) -> Result<(), agent_tools::RegistryError> { Ok(()) }
+//! # fn register_my_tools(_: &agent_tools::ToolRegistry) {}
 //! # #[tokio::main] async fn main() {
 //! let mut stdin = std::io::stdin();
 //! let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
 //! let io = Io { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr };
-//! let status = cli::run(std::env::args_os(), |registry, _settings| register_my_tools(registry), io)
-//!     .await;
+//! let status = cli::run(std::env::args_os(), |registry, _settings| {
+//!     register_my_tools(registry);
+//!     Ok(())
+//! }, io)
+//! .await;
 //! std::process::exit(status.into());
 //! # }
 //! ```
@@ -33,7 +36,7 @@ use std::sync::Arc;
 use clap::Parser as _;
 
 use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
-pub use config::Config;
+pub use config::{Config, ConfigError};
 
 use crate::builtin_tools::Workspace;
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry};
@@ -98,7 +101,10 @@ pub fn main() -> ExitCode {
         stdout: &mut stdout,
         stderr: &mut stderr,
     };
-    let status = runtime.block_on(run(std::env::args_os(), register_builtins, io));
+    let setup = |registry: &ToolRegistry, settings: &Settings| {
+        register_builtins(registry, settings).map_err(Into::into)
+    };
+    let status = runtime.block_on(run(std::env::args_os(), setup, io));
     ExitCode::from(status)
 }
 
@@ -146,14 +152,14 @@ fn note_legacy_memory(root: &std::path::Path) {
 /// Parses `args` (program name first), builds a registry, lets `setup` register tools on
 /// it, runs the subcommand and returns the exit status. Never panics on bad input.
 ///
-/// An error from `setup` (any error type, or anything `?` turns into a boxed error) is
-/// printed with its sources and ends the run with status 2.
-pub async fn run<I, T, F, E>(args: I, setup: F, mut io: Io<'_>) -> u8
+/// `setup` may fail with any error (`?` converts one, as it does a `String` message);
+/// that is a configuration error: its message and causes
+/// ([`error_chain`](crate::error_chain)) go to stderr, and the status is [`EXIT_USAGE`].
+pub async fn run<I, T, F>(args: I, setup: F, mut io: Io<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), E>,
-    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -184,15 +190,14 @@ fn print_clap_error(error: &clap::Error, io: &mut Io<'_>) -> u8 {
     }
 }
 
-async fn execute<F, E>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
+async fn execute<F>(cli: Cli, setup: F, io: &mut Io<'_>) -> Result<u8, CliError>
 where
-    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), E>,
-    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let settings = settings(&cli.global)?;
     let audit = open_audit(&cli.global, &settings)?;
     let registry = build_registry(&settings, audit.clone())?;
-    setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error.into())))?;
+    setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error)))?;
     let status = run_command(&cli.command, registry, io).await;
     if let Some(audit) = audit {
         report_audit_failures(&audit, io);
@@ -238,7 +243,7 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
 
 fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     let config = match &global.config {
-        Some(path) => Config::load(path).map_err(CliError)?,
+        Some(path) => Config::load(path).map_err(|error| CliError(error.to_string()))?,
         None => Config::default(),
     };
     let root = match global

@@ -18,18 +18,24 @@ use crate::http_auth::{self, HttpOptions};
 pub const HTTP_ENDPOINT: &str = "/mcp";
 
 /// Why serving stopped or could not start.
+///
+/// The message names the cause, so it reads as one line; the cause is also the error's
+/// [`source`](std::error::Error::source), for callers that inspect it
+/// ([`tool_core::error_chain`] does not repeat it).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// The address could not be bound, or the connection failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
-    /// The client's `initialize` handshake failed.
+    /// The client's `initialize` handshake failed. The source is rmcp's error
+    /// (`rmcp::service::ServerInitializeError` today), boxed so that this type does not
+    /// change with rmcp's.
     #[error("MCP handshake failed: {0}")]
-    Handshake(String),
+    Handshake(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The server's task failed (a panic outside any tool).
     #[error("the MCP server stopped unexpectedly: {0}")]
-    Stopped(String),
+    Stopped(#[source] tokio::task::JoinError),
     /// The address is reachable from other machines and no bearer token was set; see
     /// [`HttpOptions`].
     #[error(
@@ -65,12 +71,8 @@ impl McpHandler {
         let running = self
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|error| ServeError::Handshake(error.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|error| ServeError::Stopped(error.to_string()))
+            .map_err(|error| ServeError::Handshake(Box::new(error)))?;
+        running.waiting().await.map(drop).map_err(ServeError::Stopped)
     }
 
     /// Binds `addr` and serves streamable HTTP at [`HTTP_ENDPOINT`] in the background;
@@ -192,7 +194,7 @@ impl HttpServer {
         };
         match task.await {
             Ok(result) => result.map_err(ServeError::Io),
-            Err(error) => Err(ServeError::Stopped(error.to_string())),
+            Err(error) => Err(ServeError::Stopped(error)),
         }
     }
 }

@@ -505,6 +505,16 @@ async fn mount_failures_name_the_server() {
         error.to_string().contains("/nonexistent/mcp-server --stdio"),
         "{error}"
     );
+    // The cause is kept as a source, and the message, which tells it, is not repeated.
+    let mut causes = std::iter::successors(std::error::Error::source(&error), |cause| cause.source());
+    let not_found = causes.any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+    });
+    assert!(not_found, "{error:?}");
+    assert!(error.to_string().contains("cannot start it: "), "{error}");
+    assert_eq!(tool_core::error_chain(&error), error.to_string());
 }
 
 /// A minimal stdio MCP server of the 2025 protocol (no `server/discover`, so the client

@@ -197,8 +197,7 @@ fn arguments(
 }
 
 fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rustix::process::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
@@ -94,7 +95,7 @@ pub(crate) async fn run(
     .await;
     if drained.is_err() {
         // Something the command started still holds the pipes: stop it and stop reading.
-        group.signal(libc::SIGKILL);
+        group.signal(Signal::KILL);
         readers.iter().flatten().for_each(tokio::task::JoinHandle::abort);
     }
     group.disarm();
@@ -128,11 +129,11 @@ fn take(capture: &Arc<Mutex<HeadTail>>) -> HeadTail {
 
 /// SIGTERM to the group, then SIGKILL if the leader has not exited within `grace`.
 async fn terminate(group: &ProcessGroup, child: &mut tokio::process::Child, grace: Duration) {
-    group.signal(libc::SIGTERM);
+    group.signal(Signal::TERM);
     if tokio::time::timeout(grace, child.wait()).await.is_err() {
-        group.signal(libc::SIGKILL);
+        group.signal(Signal::KILL);
         let _ = child.wait().await;
     }
     // Members that ignored SIGTERM while the leader exited.
-    group.signal(libc::SIGKILL);
+    group.signal(Signal::KILL);
 }

@@ -61,39 +61,56 @@ pub(super) struct Connection {
     closed: CancellationToken,
 }
 
+/// An error of any kind, as [`MountError`] keeps its causes.
+type BoxError = Box<dyn StdError + Send + Sync>;
+
 /// Why there is no session to send a request on.
 #[derive(Debug)]
 pub(super) enum ConnectError {
     /// Could not start the process or reach the endpoint.
-    Connect(String),
+    Connect(BoxError),
     /// Reached, but the handshake failed.
-    Handshake(String),
+    Handshake(BoxError),
     /// Connecting took longer than this.
     Timeout(Duration),
     /// A request failed on the session.
-    Request(String),
+    Request(ServiceError),
     /// The mount was removed.
     Closed,
 }
+
+/// The server's process could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start it")]
+struct StartFailed(#[source] std::io::Error);
+
+/// The mount was removed while a session was wanted.
+#[derive(Debug, thiserror::Error)]
+#[error("the mount was removed")]
+struct Removed;
 
 impl ConnectError {
     pub(super) fn into_mount_error(self, server: &str) -> MountError {
         let server = server.to_owned();
         match self {
-            Self::Connect(reason) => MountError::Connect { server, reason },
-            Self::Handshake(reason) => MountError::Handshake { server, reason },
+            Self::Connect(source) => MountError::Connect { server, source },
+            Self::Handshake(source) => MountError::Handshake { server, source },
             Self::Timeout(timeout) => MountError::Timeout { server, timeout },
-            Self::Request(reason) => MountError::List { server, reason },
+            Self::Request(source) => MountError::List {
+                server,
+                source: Box::new(source),
+            },
             Self::Closed => MountError::Connect {
                 server,
-                reason: "the mount was removed".to_owned(),
+                source: Box::new(Removed),
             },
         }
     }
 
     fn reason(&self) -> String {
         match self {
-            Self::Connect(reason) | Self::Handshake(reason) | Self::Request(reason) => reason.clone(),
+            Self::Connect(source) | Self::Handshake(source) => describe(source.as_ref()),
+            Self::Request(source) => describe(source),
             Self::Timeout(timeout) => format!("it did not answer within {timeout:?}"),
             Self::Closed => "it was unmounted".to_owned(),
         }
@@ -143,7 +160,7 @@ impl Connection {
                 if is_transport_failure(&error) {
                     session.end();
                 }
-                Err(ConnectError::Request(describe(&error)))
+                Err(ConnectError::Request(error))
             }
             Err(_) => Err(ConnectError::Timeout(self.timeout)),
         }
@@ -243,7 +260,7 @@ impl Connection {
             McpServer::Stdio(command) => {
                 let (transport, _) = TokioChildProcess::builder(command.command())
                     .spawn()
-                    .map_err(|error| ConnectError::Connect(format!("cannot start it: {error}")))?;
+                    .map_err(|error| ConnectError::Connect(Box::new(StartFailed(error))))?;
                 serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
             }
             McpServer::Http(endpoint) => {
@@ -260,14 +277,14 @@ impl Connection {
                 serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
             }
         }
-        .map_err(|error| match &error {
+        .map_err(|error| match error {
             ClientInitializeError::TransportError { .. } | ClientInitializeError::ConnectionClosed(_) => {
-                ConnectError::Connect(describe(&error))
+                ConnectError::Connect(Box::new(error))
             }
-            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
-                ConnectError::Handshake(describe(fallback))
-            }
-            _ => ConnectError::Handshake(describe(&error)),
+            // The legacy `initialize` is the one an older server answers; its failure
+            // says why.
+            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => ConnectError::Handshake(fallback),
+            error => ConnectError::Handshake(Box::new(error)),
         })?;
         Ok(Session::start(running, stop, progress, self.list_changed.clone()).await)
     }
@@ -524,7 +541,7 @@ fn is_transport_failure(error: &ServiceError) -> bool {
 }
 
 /// An error and its sources ([`tool_core::error_chain`]), or what to do about a 401.
-fn describe(error: &(dyn StdError + 'static)) -> String {
+pub(super) fn describe(error: &(dyn StdError + 'static)) -> String {
     // rmcp reports a 401 inside a message naming its internal types; say what to do.
     // (The mount tests check this wording, so a change in rmcp's shows up there.)
     if error.to_string().contains("Auth required") {

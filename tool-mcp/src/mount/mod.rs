@@ -29,7 +29,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tool_core::{RegistryError, ToolRegistry, WeakToolRegistry};
 
-use connection::Connection;
+use connection::{Connection, describe};
 use remote_tool::Imported;
 
 /// A remote MCP server to mount: a command to start (stdio) or an HTTP endpoint.
@@ -216,24 +216,33 @@ impl fmt::Debug for MountOptions {
 }
 
 /// Why a server's tools could not be mounted.
+///
+/// The message tells the cause in the same line, with its own causes, or, for a `401`,
+/// what to do about it. The cause is also the error's
+/// [`source`](std::error::Error::source): rmcp's error, or the [`std::io::Error`] of
+/// starting the server's process, boxed so that this type does not change with rmcp's.
+/// [`tool_core::error_chain`] does not repeat it (after a `401` it adds rmcp's own words
+/// to the advice).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MountError {
     /// The server could not be started or reached.
-    #[error("cannot connect to the MCP server `{server}`: {reason}")]
+    #[error("cannot connect to the MCP server `{server}`: {}", describe(.source.as_ref()))]
     Connect {
         /// The server, as its command line or URL.
         server: String,
         /// What went wrong.
-        reason: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The server was reached but the MCP handshake failed.
-    #[error("the MCP handshake with the server `{server}` failed: {reason}")]
+    #[error("the MCP handshake with the server `{server}` failed: {}", describe(.source.as_ref()))]
     Handshake {
         /// The server, as its command line or URL.
         server: String,
         /// What went wrong.
-        reason: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// Connecting or listing took longer than the mount's timeout.
     #[error("the MCP server `{server}` did not answer within {timeout:?}")]
@@ -244,12 +253,13 @@ pub enum MountError {
         timeout: Duration,
     },
     /// `tools/list` failed.
-    #[error("cannot list the tools of the MCP server `{server}`: {reason}")]
+    #[error("cannot list the tools of the MCP server `{server}`: {}", describe(.source.as_ref()))]
     List {
         /// The server, as its command line or URL.
         server: String,
         /// What went wrong.
-        reason: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The registry refused the tools, e.g. because a local tool has one of their names.
     #[error("cannot mount the tools of the MCP server `{server}`: {source}")]

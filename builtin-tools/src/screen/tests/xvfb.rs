@@ -84,11 +84,12 @@ impl Drop for Xvfb {
     /// Stops the server with SIGTERM, so that it removes its socket and lock file, and
     /// with SIGKILL if it has not exited within 5 s.
     fn drop(&mut self) {
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: kill only sends a signal to our own child, which has not been reaped.
-            unsafe {
-                libc::kill(pid, libc::SIGTERM);
-            }
+        // Our own child, not reaped yet, so the pid is still its.
+        if let Some(pid) = i32::try_from(self.child.id())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
         }
         let deadline = Instant::now() + Duration::from_secs(5);
         while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {

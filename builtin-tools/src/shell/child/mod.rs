@@ -37,6 +37,8 @@ pub(crate) struct ChildPlan {
 
 impl ChildPlan {
     /// Makes `command` apply this plan in its child before `exec`.
+    // Unsafe: code that runs between fork and exec is unsafe by nature (`pre_exec`).
+    #[allow(unsafe_code)]
     pub(crate) fn install(self, command: &mut Command) {
         // SAFETY: `apply` runs in the forked child and makes only async-signal-safe system
         // calls on data prepared here, allocating nothing (see the module docs).

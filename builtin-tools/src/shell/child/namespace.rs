@@ -58,8 +58,8 @@ impl NamespaceSetup {
 
     /// A PID namespace inside a new user namespace whose only ids are our own.
     pub(crate) fn unprivileged() -> Self {
-        // SAFETY: getuid and getgid cannot fail.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let uid = rustix::process::getuid().as_raw();
+        let gid = rustix::process::getgid().as_raw();
         Self {
             flags: libc::CLONE_NEWUSER | libc::CLONE_NEWPID,
             id_maps: Some((
@@ -117,7 +117,7 @@ pub(super) fn enter(setup: &NamespaceSetup) -> io::Result<()> {
 fn run_init(command: pid_t, status: RawFd) -> ! {
     sys::close_all_except(status);
     loop {
-        match sys::wait(-1) {
+        match sys::wait(None) {
             Ok((pid, wait_status)) if pid == command => {
                 sys::send_status(status, wait_status);
                 sys::exit(0)
@@ -133,7 +133,7 @@ fn run_init(command: pid_t, status: RawFd) -> ! {
 fn supervise(init: pid_t, status: RawFd) -> ! {
     sys::close_all_except(status);
     sys::ignore(libc::SIGTERM);
-    let init_status = match sys::wait(init) {
+    let init_status = match sys::wait(Some(init)) {
         Ok((_, wait_status)) => wait_status,
         Err(_) => sys::exit(127),
     };
@@ -144,6 +144,8 @@ fn supervise(init: pid_t, status: RawFd) -> ! {
 
 /// Whether `setup` works here: enters it in a throwaway child, as a command would, and
 /// reports the first failure.
+// Unsafe: it forks the multi-threaded agent, which no safe interface offers.
+#[allow(unsafe_code)]
 pub(crate) fn probe(setup: &NamespaceSetup) -> io::Result<()> {
     // SAFETY: the child makes only the system calls `enter` makes, then `_exit`s; it never
     // returns into the caller's code.
@@ -157,7 +159,7 @@ pub(crate) fn probe(setup: &NamespaceSetup) -> io::Result<()> {
             sys::exit(code)
         }
         child => {
-            let (_, status) = sys::wait(child)?;
+            let (_, status) = sys::wait(Some(child))?;
             match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
                 Some(0) => Ok(()),
                 Some(errno) => Err(io::Error::from_raw_os_error(errno)),

@@ -41,6 +41,8 @@ impl Features {
     }
 }
 
+// Unsafe: rustix has no Landlock calls, so this is a raw system call.
+#[allow(unsafe_code)]
 fn landlock_abi() -> Result<i32, String> {
     // SAFETY: with a null attribute pointer and the VERSION flag the call only returns the
     // ABI version.
@@ -64,9 +66,10 @@ fn landlock_abi() -> Result<i32, String> {
     })
 }
 
+// Unsafe: rustix has no `seccomp(2)`, so asking for an action is a raw system call.
+#[allow(unsafe_code)]
 fn seccomp() -> Result<(), String> {
-    // SAFETY: PR_GET_SECCOMP only reads this process's seccomp mode.
-    if unsafe { libc::prctl(libc::PR_GET_SECCOMP) } < 0 {
+    if rustix::thread::secure_computing_mode().is_err() {
         return Err("this kernel has no seccomp (CONFIG_SECCOMP)".to_owned());
     }
     let errno_action: u32 = libc::SECCOMP_RET_ERRNO;
@@ -86,8 +89,7 @@ fn seccomp() -> Result<(), String> {
 }
 
 fn pid_namespace() -> Result<NamespaceSetup, String> {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = rustix::process::geteuid().is_root();
     let mut candidates = vec![NamespaceSetup::unprivileged()];
     if root {
         candidates.insert(0, NamespaceSetup::privileged());

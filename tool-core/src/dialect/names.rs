@@ -5,7 +5,7 @@
 //! run time and for [`testing`](crate::testing).
 
 use super::Dialect;
-use crate::spec::check_characters;
+use tool_rules::check_characters;
 
 impl Dialect {
     /// Checks a tool name against this provider's rule:

@@ -1,14 +1,8 @@
 //! The tool-name rule: `^[a-zA-Z0-9_-]{1,64}$`, the names every provider accepts.
 //!
-//! Written once and compiled twice: here, where registration enforces it
-//! ([`validate_tool_name`]) and the dialects check their own variants of it, and into
-//! `tool-macros` by `#[path]`, where `#[tool]` turns a bad `name = "…"` into a compile
-//! error on the string. The macro crate cannot call this crate: a proc-macro crate runs
-//! inside the compiler, and depending on `tool-core` would build all of it (schemas,
-//! tokio, the validator) for the compiler's host too. So this file uses nothing but
-//! `std`, and both crates see the same rule in the same words. (Publishing `tool-macros`
-//! on its own would need this file inside its package: then it becomes a small crate
-//! that both depend on.)
+//! Registration enforces it (`tool_core::validate_tool_name`), `#[tool]` turns a bad
+//! `name = "…"` into a compile error on the string with it, and `tool-core`'s dialects
+//! check their own variants of it with [`check_characters`].
 
 /// Checks a tool name against `^[a-zA-Z0-9_-]{1,64}$`, the rule all providers accept;
 /// the error says what is wrong with it.
@@ -20,7 +14,7 @@ pub fn validate_tool_name(name: &str) -> Result<(), String> {
 
 /// Checks that `name` has 1 to `max` characters, each an ASCII letter, a digit, `_`, `-`
 /// or one of `extra` (the variants of the rule some providers have).
-pub(crate) fn check_characters(name: &str, max: usize, extra: &[char]) -> Result<(), String> {
+pub fn check_characters(name: &str, max: usize, extra: &[char]) -> Result<(), String> {
     if name.is_empty() {
         return Err("a tool name must not be empty".to_owned());
     }

@@ -1,10 +1,9 @@
 //! The one "did you mean" scorer: which of the names that exist are close enough to the
 //! one asked for to suggest, best first.
 //!
-//! Written once and compiled twice, like the tool-name rule (`spec/tool_name.rs`, which
-//! says why): here, for unknown tools and properties and, as `tool_core::suggest::closest`,
-//! for the paths the file tools do not find; and into `tool-macros` by `#[path]`, for
-//! unknown `#[tool]` attributes. So this file uses only `std` and `strsim`.
+//! `tool-core` suggests with it for unknown tools and properties and, as
+//! `tool_core::suggest::closest`, for the paths the file tools do not find;
+//! `tool-macros` for unknown `#[tool]` attributes.
 
 /// Below this similarity nothing is suggested.
 const MIN_SIMILARITY: f64 = 0.66;
@@ -14,7 +13,6 @@ const MAX_BEHIND_BEST: f64 = 0.1;
 /// Most names suggested.
 const MAX_SUGGESTIONS: usize = 3;
 
-// No doc example: this file is compiled into tool-macros too, where it would not build.
 /// Up to three of `candidates` close to `wanted`, best first (equally close ones in name
 /// order); empty when none is close. Case is ignored.
 pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {

@@ -10,6 +10,8 @@
 use std::error::Error as StdError;
 use std::fmt;
 
+use crate::ToolNameError;
+
 /// A tool's failure, reported to the model as an error result.
 ///
 /// Tools usually return their own error type (anything that implements `Display`); the
@@ -153,12 +155,13 @@ pub enum RegistryError {
         name: String,
     },
     /// The name does not match `^[a-zA-Z0-9_-]{1,64}$`, which every provider accepts.
-    #[error("invalid tool name `{name}`: {reason}")]
+    #[error("invalid tool name `{name}`: {source}")]
     InvalidName {
         /// The rejected name.
         name: String,
         /// Why it was rejected.
-        reason: String,
+        #[source]
+        source: ToolNameError,
     },
     /// The tool's input schema cannot be used (not an object, or not a valid JSON Schema).
     #[error("tool `{tool}` has an unusable input schema: {reason}")]

@@ -51,7 +51,7 @@ pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOut
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };
-pub use spec::{ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name};
+pub use spec::{ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
 pub use typed::{ToolArgs, TypedTool};

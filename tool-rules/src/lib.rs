@@ -21,4 +21,4 @@ mod similarity;
 mod tool_name;
 
 pub use similarity::closest;
-pub use tool_name::{check_characters, validate_tool_name};
+pub use tool_name::{ToolNameError, check_characters, validate_tool_name};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 // The rule lives in tool-rules, which tool-macros shares (its crate docs say why).
-pub use tool_rules::validate_tool_name;
+pub use tool_rules::{ToolNameError, validate_tool_name};
 
 /// Hints about a tool's behavior, as in MCP's `ToolAnnotations`.
 ///

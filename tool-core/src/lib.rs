@@ -46,7 +46,7 @@ pub use dialect::{
     Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,
 };
 pub use dynamic::DynamicTool;
-pub use error::{RegistryError, ToolError, ToolErrorKind, error_chain};
+pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chain};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,

@@ -146,9 +146,9 @@ pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, Registr
         name: spec.name.clone(),
         source,
     })?;
-    ArgValidator::new(&spec.input_schema).map_err(|reason| RegistryError::InvalidSchema {
+    ArgValidator::new(&spec.input_schema).map_err(|source| RegistryError::InvalidSchema {
         tool: spec.name.clone(),
-        reason,
+        source,
     })
 }
 

@@ -9,8 +9,8 @@ use tokio::sync::{Barrier, Notify};
 
 use super::*;
 use crate::{
-    CancellationToken, DynamicTool, MemoryAudit, Outcome, ToolContext, ToolError, ToolMeta, ToolNameError,
-    ToolOutput, ToolSpec, TypedTool,
+    CancellationToken, DynamicTool, MemoryAudit, Outcome, SchemaError, ToolContext, ToolError, ToolMeta,
+    ToolNameError, ToolOutput, ToolSpec, TypedTool,
 };
 
 /// Arguments of `add`.
@@ -398,7 +398,16 @@ async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
         Ok::<_, ToolError>(())
     });
     let error = registry.register(bad_schema).unwrap_err();
-    assert!(matches!(error, RegistryError::InvalidSchema { .. }), "{error}");
+    let RegistryError::InvalidSchema { source, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(matches!(source, SchemaError::RootNotObject { .. }), "{source:?}");
+    assert_eq!(
+        error.to_string(),
+        "tool `s` has an unusable input schema: the root must have `\"type\": \"object\"` \
+         (tool arguments are named fields), got `\"type\": \"array\"`; wrap the value in a struct"
+    );
+    assert_eq!(crate::error_chain(&error), error.to_string());
     assert_eq!(registry.names(), vec!["add"]);
 }
 

@@ -32,9 +32,38 @@ pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) 
         .collect()
 }
 
-/// How alike two names are, from 0 to 1. Jaro-Winkler catches shared prefixes in long
-/// names (`memory_get` for `memory_read`); Damerau-Levenshtein catches swapped letters in
-/// short ones (`scr` for `src`), which Jaro's match window misses.
+/// How alike two names are, from 0 to 1. Damerau-Levenshtein catches swapped letters in
+/// short names (`scr` for `src`), which Jaro's match window misses; Jaro-Winkler catches
+/// names that start alike and end differently (`memory_get` for `memory_read`), which
+/// several edits apart are not close by edit distance.
+///
+/// Jaro-Winkler counts only for names that start with the same letter, the case Winkler
+/// made it for. Without a common start Jaro alone judges, and it rewards letters two
+/// short names share anywhere near the same place: `rename` and `enabled` share `e n a
+/// e` and score 0.75, more than `rename` and `name` (0.72, Jaro pairs the first `e` of
+/// `rename` with the last of `name`). A typo in the first letter is one edit, which the
+/// edit distance scores well.
 fn similarity(a: &str, b: &str) -> f64 {
-    strsim::jaro_winkler(a, b).max(strsim::normalized_damerau_levenshtein(a, b))
+    let edits = strsim::normalized_damerau_levenshtein(a, b);
+    if a.chars().next() == b.chars().next() {
+        edits.max(strsim::jaro_winkler(a, b))
+    } else {
+        edits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_start_differently_are_judged_by_edits() {
+        // The attributes of `#[tool]`: a dropped prefix is the name meant, not a name
+        // that happens to share letters.
+        let attributes = ["name", "title", "read_only", "timeout", "enabled", "crate"];
+        assert_eq!(closest("rename", attributes), ["name"]);
+        assert_eq!(closest("xtitle", attributes), ["title"]);
+        // A common start still counts for much: four letters of eleven are far by edits.
+        assert_eq!(closest("desc", ["description", "timeout"]), ["description"]);
+    }
 }

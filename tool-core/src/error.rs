@@ -5,10 +5,13 @@
 //! should say what went wrong and, where possible, what to do instead.
 //!
 //! [`RegistryError`] is for the application: a registration conflict, an invalid name or an
-//! unusable schema. No model input can cause one.
+//! unusable schema. No model input can cause one. Its causes are typed and kept as
+//! sources: [`ToolNameError`] for a name, [`SchemaError`] for a schema.
 
 use std::error::Error as StdError;
 use std::fmt;
+
+use crate::ToolNameError;
 
 /// A tool's failure, reported to the model as an error result.
 ///
@@ -153,20 +156,22 @@ pub enum RegistryError {
         name: String,
     },
     /// The name does not match `^[a-zA-Z0-9_-]{1,64}$`, which every provider accepts.
-    #[error("invalid tool name `{name}`: {reason}")]
+    #[error("invalid tool name `{name}`: {source}")]
     InvalidName {
         /// The rejected name.
         name: String,
         /// Why it was rejected.
-        reason: String,
+        #[source]
+        source: ToolNameError,
     },
     /// The tool's input schema cannot be used (not an object, or not a valid JSON Schema).
-    #[error("tool `{tool}` has an unusable input schema: {reason}")]
+    #[error("tool `{tool}` has an unusable input schema: {source}")]
     InvalidSchema {
         /// The tool's name.
         tool: String,
         /// What is wrong with the schema.
-        reason: String,
+        #[source]
+        source: SchemaError,
     },
     /// A name given to [`ToolRegistry::subset`](crate::ToolRegistry::subset) is not
     /// registered.
@@ -174,6 +179,43 @@ pub enum RegistryError {
     UnknownTool {
         /// The missing name.
         name: String,
+    },
+}
+
+/// Why a schema cannot describe a tool's arguments
+/// ([`check_input_schema`](crate::schema::check_input_schema),
+/// [`ArgValidator::new`](crate::ArgValidator::new)).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The schema is not a JSON object (e.g. `true`, which JSON Schema allows but which
+    /// names no arguments).
+    #[error("the schema must be a JSON object, got `{found}`")]
+    NotAnObject {
+        /// The JSON type the schema has instead (`boolean`, `string`, …).
+        found: &'static str,
+    },
+    /// The root's `type` is not `"object"`.
+    #[error(
+        "the root must have `\"type\": \"object\"` (tool arguments are named fields), got `\"type\": {found}`; wrap the value in a struct"
+    )]
+    RootNotObject {
+        /// The root's `type` as it is.
+        found: serde_json::Value,
+    },
+    /// The root has no `type`.
+    #[error(
+        "the root must have `\"type\": \"object\"` (tool arguments are named fields); use a struct, or an enum whose variants are all structs"
+    )]
+    RootTypeMissing,
+    /// The schema is an object schema but not a valid JSON Schema (e.g. it names a
+    /// `type` that does not exist).
+    #[error("not a valid JSON Schema: {source}")]
+    Invalid {
+        /// The validator's complaint. Boxed so that the validator's own error type is not
+        /// part of this crate's API.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
     },
 }
 

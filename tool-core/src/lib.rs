@@ -46,12 +46,12 @@ pub use dialect::{
     Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,
 };
 pub use dynamic::DynamicTool;
-pub use error::{RegistryError, ToolError, ToolErrorKind, error_chain};
+pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chain};
 pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };
-pub use spec::{ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name};
+pub use spec::{ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
 pub use typed::{ToolArgs, TypedTool};

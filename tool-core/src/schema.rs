@@ -20,6 +20,8 @@ use schemars::transform::{Transform, transform_subschemas};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+use crate::SchemaError;
+
 /// The canonical input schema for an argument type.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
     let settings = SchemaSettings::draft2020_12()
@@ -51,19 +53,16 @@ fn remove_generator_metadata(root: &mut Map<String, Value>) {
 }
 
 /// Checks that a schema can describe tool arguments: it must be an object schema.
-pub fn check_input_schema(schema: &Value) -> Result<(), String> {
+pub fn check_input_schema(schema: &Value) -> Result<(), SchemaError> {
     let Some(root) = schema.as_object() else {
-        return Err(format!(
-            "the schema must be a JSON object, got `{}`",
-            crate::validation::json_type_name(schema)
-        ));
+        return Err(SchemaError::NotAnObject {
+            found: crate::validation::json_type_name(schema),
+        });
     };
     match root.get("type") {
         Some(Value::String(kind)) if kind == "object" => Ok(()),
-        Some(other) => Err(format!(
-            "the root must have `\"type\": \"object\"` (tool arguments are named fields), got `\"type\": {other}`; wrap the value in a struct"
-        )),
-        None => Err("the root must have `\"type\": \"object\"` (tool arguments are named fields); use a struct, or an enum whose variants are all structs".to_owned()),
+        Some(other) => Err(SchemaError::RootNotObject { found: other.clone() }),
+        None => Err(SchemaError::RootTypeMissing),
     }
 }
 
@@ -226,7 +225,22 @@ mod tests {
     #[test]
     fn non_object_roots_are_rejected_with_a_reason() {
         let error = check_input_schema(&input_schema_for::<String>()).unwrap_err();
-        assert!(error.contains("wrap the value in a struct"), "{error}");
-        assert!(check_input_schema(&json!(true)).is_err());
+        assert!(matches!(error, SchemaError::RootNotObject { .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "the root must have `\"type\": \"object\"` (tool arguments are named fields), \
+             got `\"type\": \"string\"`; wrap the value in a struct"
+        );
+        assert_eq!(
+            check_input_schema(&json!(true)).unwrap_err().to_string(),
+            "the schema must be a JSON object, got `boolean`"
+        );
+        assert_eq!(
+            check_input_schema(&json!({"properties": {}}))
+                .unwrap_err()
+                .to_string(),
+            "the root must have `\"type\": \"object\"` (tool arguments are named fields); \
+             use a struct, or an enum whose variants are all structs"
+        );
     }
 }

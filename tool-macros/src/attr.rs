@@ -216,3 +216,24 @@ fn path_name(meta: &Meta) -> String {
     let path = meta.path();
     quote::quote!(#path).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspelt_attributes_get_the_one_meant() {
+        let suggestion = |unknown: &str| name::closest(unknown, KNOWN);
+        assert_eq!(suggestion("rename"), Some("name"));
+        assert_eq!(suggestion("readonly"), Some("read_only"));
+        assert_eq!(suggestion("timout"), Some("timeout"));
+        assert_eq!(suggestion("enable"), Some("enabled"));
+        assert_eq!(suggestion("titel"), Some("title"));
+        assert_eq!(suggestion("colour"), None);
+        let message = unknown_attribute("rename", Span::call_site()).to_string();
+        assert!(
+            message.starts_with("unknown attribute `rename`; did you mean `name`? (expected one of: name,"),
+            "{message}"
+        );
+    }
+}

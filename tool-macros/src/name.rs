@@ -2,19 +2,15 @@
 
 use proc_macro2::Span;
 
-// The name rule and the "did you mean" scorer are tool-core's, compiled here from its
-// source files (the first says why the macro cannot call tool-core): a name the macro
-// accepts is one registration accepts, and a suggestion is the one the registry makes.
-#[path = "../../tool-core/src/suggest/similarity.rs"]
-mod similarity;
-#[path = "../../tool-core/src/spec/tool_name.rs"]
-mod tool_name;
+// The name rule and the "did you mean" scorer come from tool-rules, which tool-core uses
+// too (its crate docs say why the macro cannot call tool-core): a name the macro accepts
+// is one registration accepts, and a suggestion is the one the registry makes.
 
 /// Checks a `#[tool]` name with the rule registration enforces
 /// (`tool_core::validate_tool_name`): a run-time registration error becomes a compile
 /// error on the offending string, worded as registration words it.
 pub(crate) fn check_tool_name(name: &str, span: Span) -> syn::Result<()> {
-    tool_name::validate_tool_name(name)
+    tool_rules::validate_tool_name(name)
         .map_err(|reason| syn::Error::new(span, format!("invalid tool name `{name}`: {reason}")))
 }
 
@@ -36,7 +32,7 @@ pub(crate) fn pascal_case(snake: &str) -> String {
 
 /// The candidate closest to `wanted`, if it is close enough to be a typo.
 pub(crate) fn closest<'a>(wanted: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    similarity::closest(wanted, candidates.iter().copied())
+    tool_rules::closest(wanted, candidates.iter().copied())
         .into_iter()
         .next()
 }

@@ -222,7 +222,7 @@ impl DefinitionOptions {
     pub fn render(&self, spec: &ToolSpec) -> Definition {
         let mut definition = Definition::new(Value::Null);
         if let Err(reason) = self.dialect.check_name(&spec.name) {
-            definition.problems.push(SchemaIssue::new("", reason));
+            definition.problems.push(SchemaIssue::new("", reason.to_string()));
         }
         definition.value = match self.dialect {
             Dialect::OpenAiChat | Dialect::OpenAiResponses => {

@@ -79,8 +79,8 @@ impl ToolRegistry {
 
 fn prefixed(entry: &Entry, prefix: &str) -> Result<Entry, RegistryError> {
     let name = format!("{prefix}{}", entry.name);
-    if let Err(reason) = validate_tool_name(&name) {
-        return Err(RegistryError::InvalidName { name, reason });
+    if let Err(source) = validate_tool_name(&name) {
+        return Err(RegistryError::InvalidName { name, source });
     }
     let mut spec = entry.tool.spec().clone();
     spec.name = name;

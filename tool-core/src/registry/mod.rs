@@ -142,13 +142,13 @@ impl Entry {
 /// What registration checks about a spec: a valid name and a usable input schema, which
 /// it compiles. Also run by the test `#[tool]` generates for every tool.
 pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, RegistryError> {
-    validate_tool_name(&spec.name).map_err(|reason| RegistryError::InvalidName {
+    validate_tool_name(&spec.name).map_err(|source| RegistryError::InvalidName {
         name: spec.name.clone(),
-        reason,
+        source,
     })?;
-    ArgValidator::new(&spec.input_schema).map_err(|reason| RegistryError::InvalidSchema {
+    ArgValidator::new(&spec.input_schema).map_err(|source| RegistryError::InvalidSchema {
         tool: spec.name.clone(),
-        reason,
+        source,
     })
 }
 

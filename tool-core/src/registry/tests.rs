@@ -9,8 +9,8 @@ use tokio::sync::{Barrier, Notify};
 
 use super::*;
 use crate::{
-    CancellationToken, DynamicTool, MemoryAudit, Outcome, ToolContext, ToolError, ToolMeta, ToolOutput,
-    ToolSpec, TypedTool,
+    CancellationToken, DynamicTool, MemoryAudit, Outcome, SchemaError, ToolContext, ToolError, ToolMeta,
+    ToolNameError, ToolOutput, ToolSpec, TypedTool,
 };
 
 /// Arguments of `add`.
@@ -379,15 +379,35 @@ async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
     let bad_name = DynamicTool::new("read file", "x", empty_schema(), |_a, _c| async {
         Ok::<_, ToolError>(())
     });
-    assert!(matches!(
-        registry.register(bad_name),
-        Err(RegistryError::InvalidName { .. })
-    ));
+    let error = registry.register(bad_name).unwrap_err();
+    let RegistryError::InvalidName { source, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(
+        matches!(source, ToolNameError::Character { character: ' ', .. }),
+        "{source:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "invalid tool name `read file`: ' ' is not allowed; use only ASCII letters, digits, `_` and `-`"
+    );
+    // The cause is the source, and the message, which says it already, says it once.
+    assert!(std::error::Error::source(&error).is_some());
+    assert_eq!(crate::error_chain(&error), error.to_string());
     let bad_schema = DynamicTool::new("s", "x", json!({"type": "array"}), |_a, _c| async {
         Ok::<_, ToolError>(())
     });
     let error = registry.register(bad_schema).unwrap_err();
-    assert!(matches!(error, RegistryError::InvalidSchema { .. }), "{error}");
+    let RegistryError::InvalidSchema { source, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(matches!(source, SchemaError::RootNotObject { .. }), "{source:?}");
+    assert_eq!(
+        error.to_string(),
+        "tool `s` has an unusable input schema: the root must have `\"type\": \"object\"` \
+         (tool arguments are named fields), got `\"type\": \"array\"`; wrap the value in a struct"
+    );
+    assert_eq!(crate::error_chain(&error), error.to_string());
     assert_eq!(registry.names(), vec!["add"]);
 }
 

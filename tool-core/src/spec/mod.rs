@@ -10,10 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-mod tool_name;
-
-pub(crate) use tool_name::check_characters;
-pub use tool_name::validate_tool_name;
+// The rule lives in tool-rules, which tool-macros shares (its crate docs say why).
+pub use tool_rules::{ToolNameError, validate_tool_name};
 
 /// Hints about a tool's behavior, as in MCP's `ToolAnnotations`.
 ///

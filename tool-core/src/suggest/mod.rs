@@ -1,11 +1,11 @@
 //! "Did you mean": the names close to one that does not exist.
 //!
 //! [`closest`] is the scorer every suggestion goes through: unknown tools and properties
-//! here, paths in `builtin-tools`, `#[tool]` attributes in `tool-macros`.
+//! here, paths in `builtin-tools`, `#[tool]` attributes in `tool-macros`. It lives in
+//! `tool-rules`, the small crate `tool-macros` shares with this one (its crate docs say
+//! why); this is its public path.
 
-mod similarity;
-
-pub use similarity::closest;
+pub use tool_rules::closest;
 
 /// Up to three of `names` close to `wanted`, best first, for a tool or property name a
 /// model got wrong.

@@ -14,6 +14,7 @@ use std::fmt;
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
 
+use crate::SchemaError;
 use crate::schema::check_input_schema;
 
 /// A compiled JSON Schema for one tool's arguments.
@@ -31,16 +32,18 @@ pub struct ArgValidator {
 impl ArgValidator {
     /// Compiles a tool's input schema (draft 2020-12 unless the schema says otherwise).
     ///
-    /// Fails with a reason when the root is not an object schema or the schema is not
-    /// valid JSON Schema.
-    pub fn new(schema: &Value) -> Result<Self, String> {
+    /// Fails when the root is not an object schema or the schema is not valid JSON
+    /// Schema ([`SchemaError::Invalid`], with the validator's complaint as its source).
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
         check_input_schema(schema)?;
         let validator = jsonschema::options()
             .with_draft(Draft::Draft202012)
             .should_validate_formats(true)
             .should_ignore_unknown_formats(true)
             .build(schema)
-            .map_err(|error| format!("not a valid JSON Schema: {error}"))?;
+            .map_err(|error| SchemaError::Invalid {
+                source: Box::new(error),
+            })?;
         Ok(Self {
             validator,
             schema: schema.clone(),

@@ -145,10 +145,17 @@ fn long_values_are_cut_in_messages() {
 #[test]
 fn unusable_schemas_are_rejected_when_compiled() {
     let error = ArgValidator::new(&json!({"type": "string"})).unwrap_err();
-    assert!(error.contains("\"type\": \"object\""), "{error}");
+    assert!(matches!(error, SchemaError::RootNotObject { .. }), "{error:?}");
+    assert!(error.to_string().contains("\"type\": \"object\""), "{error}");
     let error =
         ArgValidator::new(&json!({"type": "object", "properties": {"a": {"type": "strng"}}})).unwrap_err();
-    assert!(error.starts_with("not a valid JSON Schema"), "{error}");
+    assert!(matches!(error, SchemaError::Invalid { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.starts_with("not a valid JSON Schema: "), "{message}");
+    // The validator's complaint is the source, and the message already says it.
+    let source = std::error::Error::source(&error).expect("the validator's error");
+    assert!(message.ends_with(&source.to_string()), "{message}");
+    assert_eq!(crate::error_chain(&error), message);
 }
 
 /// Arguments that accept extra properties.

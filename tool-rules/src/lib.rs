@@ -1,0 +1,24 @@
+//! An implementation detail of agent-tools; use `tool_core`'s re-exports
+//! (`tool_core::validate_tool_name`, `tool_core::suggest::closest`). Nothing here is a
+//! stable API of its own.
+//!
+//! The rules that `tool-core` and `tool-macros` must apply alike: the tool-name rule, so
+//! that a name `#[tool]` accepts at compile time is one registration accepts at run
+//! time, and the "did you mean" scorer, so that the macro suggests an attribute the way
+//! the registry suggests a tool.
+//!
+//! Why a crate of its own: the macro crate cannot depend on `tool-core`. A proc-macro
+//! crate runs inside the compiler, and depending on `tool-core` would build all of it
+//! (schemas, tokio, the validator) for the compiler's host as well. Compiling the same
+//! source files into both crates with `#[path]` kept one copy of the rules, but reached
+//! outside the `tool-macros` package, so `cargo package` could not publish it. A crate
+//! that needs nothing but `std` and `strsim` costs the macro's build next to nothing,
+//! and each package holds its own files.
+
+#![warn(missing_docs)]
+
+mod similarity;
+mod tool_name;
+
+pub use similarity::closest;
+pub use tool_name::{ToolNameError, check_characters, validate_tool_name};

@@ -5,17 +5,23 @@
 //! The tree is generated once into `target/bench-data/search-tree` (deterministic, from a
 //! simple LCG) and reused. The `rg` benchmark is skipped with a note if `rg` is not on
 //! `PATH`.
+//!
+//! `file_search` is called through the registry as a user's call is: JSON arguments,
+//! validation against the schema, the sync body on the blocking pool, the output limit
+//! and the result.
 
 use std::fs;
 use std::hint::black_box;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
-use builtin_tools::Workspace;
-use builtin_tools::fs::search::{FileSearchArgs, file_search};
+use builtin_tools::{Builtins, Workspace};
 use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use tool_core::{ToolCall, ToolRegistry};
 
 const FILES: usize = 20_000;
 const FILES_PER_DIR: usize = 100;
@@ -93,12 +99,8 @@ fn generate(dir: &Path) {
     }
 }
 
-fn args() -> FileSearchArgs {
-    FileSearchArgs {
-        pattern: RARE.to_owned(),
-        max_results: Some(1000),
-        ..FileSearchArgs::default()
-    }
+fn args() -> Value {
+    json!({"pattern": RARE, "max_results": 1000})
 }
 
 fn rg(dir: &Path) -> Vec<u8> {
@@ -113,12 +115,28 @@ fn rg(dir: &Path) -> Vec<u8> {
 
 fn search(c: &mut Criterion) {
     let dir = tree();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
     let ws = Workspace::open(&dir).expect("workspace");
-    let ours = file_search(&ws, args()).expect("search");
-    eprintln!("file_search: {}", ours.lines().last().unwrap_or_default());
+    let builtins = Builtins::new(ws).expect("the default configuration is valid");
+    let registry = ToolRegistry::new();
+    Arc::new(builtins)
+        .register_all(&registry)
+        .expect("the tools register");
+    let registry = &registry;
+    let file_search = || async move { registry.call(ToolCall::new("c", "file_search", args())).await };
+    let ours = runtime.block_on(file_search());
+    assert!(!ours.is_error(), "search: {}", ours.text());
+    eprintln!("file_search: {}", ours.text().lines().last().unwrap_or_default());
     let mut group = c.benchmark_group("search_tree");
     group.sample_size(10).measurement_time(Duration::from_secs(10));
-    group.bench_function("file_search", |b| b.iter(|| black_box(file_search(&ws, args()))));
+    group.bench_function("file_search", |b| {
+        b.to_async(&runtime)
+            .iter(|| async { black_box(file_search().await) })
+    });
     if Command::new("rg").arg("--version").output().is_ok() {
         let lines = rg(&dir).iter().filter(|&&byte| byte == b'\n').count();
         eprintln!("rg: {lines} matching lines");

@@ -6,13 +6,21 @@
 //! templates over a few thousand words drawn with a skewed (Zipf-like) frequency, with
 //! ticket numbers, hashes and paths, and about 3% Chinese, Japanese or Korean notes. It
 //! is built once, through `MemoryStore::write`, into `target/bench-data/memory.db`.
+//!
+//! `memory_search` is called through the registry as a user's call is: JSON arguments,
+//! validation against the schema, the tool body, the output limit and the result. The
+//! write throughput is the store's own (`MemoryStore::write`), which `memory_write` calls.
 
 use std::hint::black_box;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use builtin_tools::memory::{MemorySearchArgs, MemoryStore, NewMemory, memory_search};
+use builtin_tools::memory::{MemoryStore, NewMemory};
+use builtin_tools::{Builtins, Workspace};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::json;
 use tokio::runtime::Runtime;
+use tool_core::{ToolCall, ToolRegistry, ToolResult};
 
 /// Memories in the search corpus.
 const CORPUS: u64 = 100_000;
@@ -425,15 +433,28 @@ async fn fill(store: &MemoryStore, count: u64) {
 fn search(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .enable_all()
         .build()
         .expect("a runtime");
     let store = corpus(&runtime);
+    // The workspace is only what the builder needs; the store lives outside it.
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    let workspace = Workspace::open(temp.path()).expect("the workspace opens");
+    let builtins = Builtins::builder(workspace)
+        .memory(store)
+        .build()
+        .expect("the configuration is valid");
+    let registry = ToolRegistry::new();
+    Arc::new(builtins)
+        .register_all(&registry)
+        .expect("the tools register");
+    let registry = &registry;
     let mut group = c.benchmark_group("memory_search_100k");
     let mut next = 0;
     group.bench_function("mixed_queries", |b| {
         b.to_async(&runtime).iter(|| {
             next = (next + 1) % QUERIES.len();
-            run_search(&store, QUERIES[next], &[])
+            run_search(registry, QUERIES[next], &[])
         })
     });
     let cases: [(&str, &str, &[&str]); 4] = [
@@ -444,19 +465,19 @@ fn search(c: &mut Criterion) {
     ];
     for (name, query, tags) in cases {
         group.bench_function(name, |b| {
-            b.to_async(&runtime).iter(|| run_search(&store, query, tags))
+            b.to_async(&runtime).iter(|| run_search(registry, query, tags))
         });
     }
     group.finish();
 }
 
-async fn run_search(store: &MemoryStore, query: &str, tags: &[&str]) -> String {
-    let args = MemorySearchArgs {
-        query: query.into(),
-        tags: Some(tags.iter().map(ToString::to_string).collect()),
-        limit: None,
-    };
-    black_box(memory_search(store, args).await.expect("the search runs"))
+async fn run_search(registry: &ToolRegistry, query: &str, tags: &[&str]) -> ToolResult {
+    let arguments = json!({"query": query, "tags": tags});
+    let result = registry
+        .call(ToolCall::new("c", "memory_search", arguments))
+        .await;
+    assert!(!result.is_error(), "the search runs: {}", result.text());
+    black_box(result)
 }
 
 fn write(c: &mut Criterion) {

@@ -1,9 +1,12 @@
 //! `exec` reading a 500 MB flood keeps its memory bounded. Alone in its own test binary,
-//! so the process's peak memory belongs to this one test.
+//! so the process's peak memory belongs to this one test. The command is called through
+//! the registry, as a user's call is.
 
-use builtin_tools::Workspace;
-use builtin_tools::shell::{Exec, ExecArgs, ExecConfig, exec};
-use tool_core::ToolContext;
+use std::sync::Arc;
+
+use builtin_tools::{Builtins, Workspace};
+use serde_json::json;
+use tool_core::{ToolCall, ToolRegistry};
 
 /// The process's peak resident memory (`VmHWM`) in KiB.
 fn peak_kib() -> u64 {
@@ -22,18 +25,19 @@ fn peak_kib() -> u64 {
 async fn a_flood_of_output_does_not_grow_memory() {
     let temp = tempfile::tempdir().expect("a temporary directory");
     let ws = Workspace::open(temp.path()).expect("the workspace opens");
-    let tool = Exec::new(ExecConfig::default()).expect("the default configuration is valid");
+    let builtins = Builtins::new(ws).expect("the default configuration is valid");
+    // `exec` brings its own time limit (11 minutes), which the registry takes over its
+    // default (60 s): the command's `timeout_secs` is the one that counts.
+    let registry = ToolRegistry::new();
+    Arc::new(builtins)
+        .register_all(&registry)
+        .expect("the tools register");
+    let arguments = json!({"command": "yes | head -c 500M", "timeout_secs": 120});
     let before = peak_kib();
-    let args = ExecArgs {
-        command: "yes | head -c 500M".into(),
-        working_dir: None,
-        timeout_secs: Some(120),
-        env: None,
-    };
-    let out = exec(&ws, &tool, args, &ToolContext::new("flood"))
-        .await
-        .expect("the command runs");
+    let result = registry.call(ToolCall::new("flood", "exec", arguments)).await;
     let grown = peak_kib().saturating_sub(before);
+    let out = result.text();
+    assert!(!result.is_error(), "the command runs: {out:.300}");
     assert!(
         out.starts_with("exit code: 0\n--- stdout ---\ny\ny\n"),
         "{}",

@@ -1,20 +1,24 @@
 //! A compression bomb against `web_fetch`: 1 GiB of `a`, gzipped to about 1 MB, served
 //! by a local server. The body must stop at the cap, and memory must stay near the cap:
 //! this test binary counts every allocation (it holds this one test, so nothing else
-//! allocates meanwhile) and checks the peak.
+//! allocates meanwhile) and checks the peak. The page is fetched through the registry, as
+//! a user's call is.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use axum::routing::get;
-use builtin_tools::web::{FetchConfig, Fetcher, WebFetchArgs, web_fetch};
+use builtin_tools::web::FetchConfig;
+use builtin_tools::{Builtins, Workspace};
 use flate2::{Compress, Compression, FlushCompress};
 use futures_util::{StreamExt, stream};
-use tool_core::ToolContext;
+use serde_json::json;
+use tool_core::{ToolCall, ToolRegistry};
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -95,22 +99,22 @@ async fn web_fetch_stops_a_compression_bomb_at_the_cap_with_bounded_memory() {
     let config = FetchConfig::default()
         .allow_private_network(true)
         .max_body_bytes(4 * MIB);
-    let fetcher = Fetcher::new(config).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let builtins = Builtins::builder(Workspace::open(temp.path()).unwrap())
+        .fetch(config)
+        .build()
+        .unwrap();
+    let registry = ToolRegistry::new();
+    Arc::new(builtins).register_all(&registry).unwrap();
+    let arguments = json!({"url": url, "max_chars": 1000});
 
     let before = IN_USE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let args = WebFetchArgs {
-        url,
-        format: None,
-        max_chars: Some(1000),
-        start_char: None,
-    };
-    let text = web_fetch(&fetcher, args, &ToolContext::new("bomb"))
-        .await
-        .unwrap()
-        .text_content();
+    let result = registry.call(ToolCall::new("bomb", "web_fetch", arguments)).await;
     let peak = PEAK.load(Ordering::Relaxed) - before;
+    let text = result.text();
 
+    assert!(!result.is_error(), "{text}");
     assert!(
         text.contains("Body: truncated: the server sent more than 4.0 MB, only that much was read\n"),
         "{text}"

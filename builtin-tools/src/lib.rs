@@ -73,8 +73,8 @@ pub mod web;
 mod workspace;
 
 pub use config::{
-    BuiltinConfig, ExecSection, MediaSection, MemorySection, SandboxSetting, SubagentsSection,
-    TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
+    BuiltinConfig, ExecSection, MediaSection, MemorySection, SandboxSetting, ScreenshotSection,
+    SubagentsSection, TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};
 pub use setup_error::{BoxError, SetupError};

@@ -2,7 +2,7 @@
 //!
 //! The input gives a file (arbitrary bytes, mostly UTF-8 text with LF, CRLF and stray CR
 //! line breaks) and one to three text edits whose `old_text` is often cut from the file
-//! itself. The real tool function (`builtin_tools::fs::edit::edit_file`, what the
+//! itself. The real tool function (`builtin_tools::fs::__fuzz::edit_file`, what the
 //! registry's `edit_file` tool runs) applies them to a file in a temporary workspace.
 //!
 //! Checked, against a model written here from the tool's documentation:
@@ -21,8 +21,10 @@ use std::fs;
 use std::path::Path;
 
 use arbitrary::{Result, Unstructured};
-use builtin_tools::fs::edit::{Edit, EditFileArgs, edit_file};
+use builtin_tools::fs::__fuzz::edit_file;
+use builtin_tools::fs::EditFileArgs;
 use libfuzzer_sys::fuzz_target;
+use serde_json::json;
 use builtin_tools::Workspace;
 
 const FILE: &str = "dir/file.txt";
@@ -141,24 +143,18 @@ fn expected(original: &[u8], edits: &[TextEdit]) -> Option<String> {
 }
 
 fn args(edits: &[TextEdit]) -> EditFileArgs {
-    let edit = |e: &TextEdit| Edit {
-        old_text: Some(e.old.clone()),
-        new_text: Some(e.new.clone()),
-        replace_all: e.all.then_some(true),
-        ..Edit::default()
+    // As JSON, the way a model's call reaches the tool: the argument structs are
+    // `#[non_exhaustive]`, so they are not built field by field outside their crate.
+    let edit = |e: &TextEdit| json!({"old_text": e.old, "new_text": e.new, "replace_all": e.all});
+    let value = match edits {
+        [single] => {
+            let mut value = edit(single);
+            value["path"] = json!(FILE);
+            value
+        }
+        several => json!({"path": FILE, "edits": several.iter().map(edit).collect::<Vec<_>>()}),
     };
-    match edits {
-        [single] => EditFileArgs {
-            path: FILE.to_owned(),
-            edit: edit(single),
-            edits: None,
-        },
-        several => EditFileArgs {
-            path: FILE.to_owned(),
-            edit: Edit::default(),
-            edits: Some(several.iter().map(edit).collect()),
-        },
-    }
+    serde_json::from_value(value).expect("the arguments the target builds deserialize")
 }
 
 fn run(u: &mut Unstructured<'_>, dir: &Path) -> Result<()> {

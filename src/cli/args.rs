@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve"
 )]
-pub struct Cli {
+pub(super) struct Cli {
     /// Options shared by all commands.
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -21,7 +21,7 @@ pub struct Cli {
 
 /// Options accepted before or after the subcommand.
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(super) struct GlobalArgs {
     /// The directory tools may work in (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
@@ -43,7 +43,7 @@ pub struct GlobalArgs {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(super) enum Command {
     /// List the tools: name, hints, and the first sentence of the description.
     #[command(after_help = "Example:\n  agent-tools list")]
     List,
@@ -102,7 +102,7 @@ pub enum Command {
 
 /// One `--mount NAME=COMMAND|URL`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MountArg {
+pub(super) struct MountArg {
     /// The prefix stem: tools are served as `NAME_<tool>`.
     pub name: String,
     /// Where the server is.
@@ -111,7 +111,7 @@ pub struct MountArg {
 
 /// Where a mounted server runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MountTarget {
+pub(super) enum MountTarget {
     /// A program and its arguments, started as a child speaking MCP over stdio.
     Command(Vec<String>),
     /// A streamable HTTP endpoint.
@@ -120,7 +120,7 @@ pub enum MountTarget {
 
 /// One `--mount-token-env NAME=VAR`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MountToken {
+pub(super) struct MountToken {
     /// The mount's name.
     pub name: String,
     /// The environment variable holding its bearer token.

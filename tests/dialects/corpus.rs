@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 /// A point.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct Point {
+pub(crate) struct Point {
     /// Horizontal.
     pub x: i32,
     /// Vertical.
@@ -23,7 +23,7 @@ pub struct Point {
 
 /// Arguments of `primitives`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PrimitivesArgs {
+pub(crate) struct PrimitivesArgs {
     /// Some text.
     text: String,
     flag: bool,
@@ -41,7 +41,7 @@ async fn primitives(args: PrimitivesArgs) -> String {
 /// How fast.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub(crate) enum Mode {
     /// As fast as possible.
     #[default]
     Fast,
@@ -51,7 +51,7 @@ pub enum Mode {
 
 /// Arguments of `optionals`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct OptionalsArgs {
+pub(crate) struct OptionalsArgs {
     /// Required.
     path: String,
     /// An optional string.
@@ -82,7 +82,7 @@ async fn optionals(args: OptionalsArgs) -> String {
 
 /// Arguments of `collections`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct CollectionsArgs {
+pub(crate) struct CollectionsArgs {
     tags: Vec<String>,
     points: Vec<Point>,
     matrix: Vec<Vec<i64>>,
@@ -99,7 +99,7 @@ async fn collections(args: CollectionsArgs) -> String {
 
 /// A rectangle.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct Rect {
+pub(crate) struct Rect {
     /// Top-left corner.
     min: Point,
     /// Bottom-right corner.
@@ -108,7 +108,7 @@ pub struct Rect {
 
 /// Arguments of `nested`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct NestedArgs {
+pub(crate) struct NestedArgs {
     /// Where to start.
     origin: Point,
     /// The area.
@@ -124,7 +124,7 @@ async fn nested(args: NestedArgs) -> String {
 /// A shape, externally tagged.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Shape {
+pub(crate) enum Shape {
     /// Nothing.
     Empty,
     /// A circle.
@@ -139,7 +139,7 @@ pub enum Shape {
 /// A command, adjacently tagged.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
-pub enum Command {
+pub(crate) enum Command {
     /// Say something.
     Say(String),
     /// Wait this many seconds.
@@ -151,7 +151,7 @@ pub enum Command {
 /// A target, untagged.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Target {
+pub(crate) enum Target {
     /// A line number.
     Line(u32),
     /// A range of lines.
@@ -167,7 +167,7 @@ pub enum Target {
 
 /// Arguments of `enums`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct EnumsArgs {
+pub(crate) struct EnumsArgs {
     /// Unit variants.
     mode: Mode,
     shape: Shape,
@@ -184,7 +184,7 @@ async fn enums(args: EnumsArgs) -> String {
 /// An edit, internally tagged: the arguments themselves are an enum.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub enum EditArgs {
+pub(crate) enum EditArgs {
     /// Replace text.
     Replace {
         /// The text to find.
@@ -210,7 +210,7 @@ async fn edit(args: EditArgs) -> String {
 
 /// Arguments of `maps`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct MapsArgs {
+pub(crate) struct MapsArgs {
     /// Environment variables.
     env: HashMap<String, String>,
     weights: BTreeMap<String, f64>,
@@ -224,7 +224,7 @@ async fn maps(args: MapsArgs) -> String {
 
 /// A node of a tree.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct Node {
+pub(crate) struct Node {
     /// Its name.
     name: String,
     /// Its children.
@@ -233,7 +233,7 @@ pub struct Node {
 
 /// Arguments of `tree`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct TreeArgs {
+pub(crate) struct TreeArgs {
     /// The root.
     root: Node,
 }
@@ -246,7 +246,7 @@ async fn tree(args: TreeArgs) -> String {
 
 /// Arguments of `bounds`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct BoundsArgs {
+pub(crate) struct BoundsArgs {
     small: u8,
     medium: u32,
     big: i64,
@@ -264,7 +264,7 @@ async fn bounds(args: BoundsArgs) -> String {
 
 /// Arguments of `constrained`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ConstrainedArgs {
+pub(crate) struct ConstrainedArgs {
     /// How many.
     #[schemars(range(min = 1, max = 10))]
     count: u32,
@@ -294,7 +294,7 @@ async fn constrained(args: ConstrainedArgs) -> String {
 /// Arguments of `renamed`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RenamedArgs {
+pub(crate) struct RenamedArgs {
     /// The file's name.
     file_name: String,
     /// Print more.
@@ -313,7 +313,7 @@ async fn renamed(args: RenamedArgs) -> String {
 
 /// Arguments of `free_form`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct FreeFormArgs {
+pub(crate) struct FreeFormArgs {
     /// Any JSON value.
     data: serde_json::Value,
 }
@@ -326,7 +326,7 @@ async fn free_form(args: FreeFormArgs) -> String {
 
 /// Arguments of `lookup`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct LookupArgs {
+pub(crate) struct LookupArgs {
     /// What to look up.
     query: String,
     /// At most this many results.
@@ -347,7 +347,7 @@ async fn no_arguments() -> String {
 }
 
 /// Every corpus tool, in a stable order.
-pub fn registry() -> ToolRegistry {
+pub(crate) fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
     let result = (|| {
         registry.register(PrimitivesTool)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 /// Asserts that `value` equals the stored snapshot `name`.
-pub fn assert_golden(name: &str, value: &Value) {
+pub(crate) fn assert_golden(name: &str, value: &Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/dialects/golden")
         .join(format!("{name}.json"));

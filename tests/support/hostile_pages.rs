@@ -4,12 +4,12 @@
 //! `html` bench of `builtin-tools`.
 
 /// Depth of the nested pages: the issue's "at least 10^5".
-pub const DEPTH: usize = 100_000;
+pub(crate) const DEPTH: usize = 100_000;
 /// Elements of the flat page.
-pub const FLAT: usize = 1_000_000;
+pub(crate) const FLAT: usize = 1_000_000;
 
 /// A hostile page and a piece of its text that a converted page must still hold.
-pub struct HostilePage {
+pub(crate) struct HostilePage {
     /// What the page is, for a test's or bench's name.
     pub name: &'static str,
     /// The page.
@@ -62,7 +62,7 @@ fn repeated(name: &'static str, unit: &str, n: usize) -> HostilePage {
 }
 
 /// Every nested page, [`DEPTH`] deep.
-pub fn nested_pages() -> Vec<HostilePage> {
+pub(crate) fn nested_pages() -> Vec<HostilePage> {
     let n = DEPTH;
     vec![
         nested("div", "<div>", "</div>", n),
@@ -93,12 +93,12 @@ fn reopened(n: usize) -> HostilePage {
 }
 
 /// [`FLAT`] elements side by side.
-pub fn flat_page() -> HostilePage {
+pub(crate) fn flat_page() -> HostilePage {
     repeated("flat", "<i>x</i>", FLAT)
 }
 
 /// Attributes of megabytes, on an element, a link and an image.
-pub fn huge_attributes_page() -> HostilePage {
+pub(crate) fn huge_attributes_page() -> HostilePage {
     let big = "A".repeat(2 << 20);
     let body = format!(
         "<div class=\"{big}\" data-x=\"{big}\"><a href=\"https://example.com/{big}\">link</a>\

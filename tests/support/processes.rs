@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A number no other process has on its command line.
-pub fn marker() -> String {
+pub(crate) fn marker() -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -22,7 +22,7 @@ pub fn marker() -> String {
 }
 
 /// Processes whose command line contains `needle`.
-pub fn processes_with(needle: &str) -> Vec<i32> {
+pub(crate) fn processes_with(needle: &str) -> Vec<i32> {
     processes()
         .filter(|(_, dir)| command_line(dir).is_some_and(|line| line.contains(needle)))
         .map(|(pid, _)| pid)
@@ -30,7 +30,7 @@ pub fn processes_with(needle: &str) -> Vec<i32> {
 }
 
 /// The children of `parent` whose working directory is `cwd`.
-pub fn children_in(parent: u32, cwd: &Path) -> Vec<i32> {
+pub(crate) fn children_in(parent: u32, cwd: &Path) -> Vec<i32> {
     processes()
         .filter(|(_, dir)| parent_of(dir) == Some(parent))
         .filter(|(_, dir)| std::fs::read_link(dir.join("cwd")).is_ok_and(|dir| dir == cwd))

@@ -23,6 +23,7 @@ pub use runner::AgentRunner;
 
 /// Arguments of `spawn`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct SpawnArgs {
     /// The task, complete and self-contained: the sub-agent sees nothing else (not this
     /// conversation), so include the goal, the files or facts it needs, and what to
@@ -34,7 +35,7 @@ pub struct SpawnArgs {
 
 /// Starts a sub-agent for the session `session_id` (whose limits it counts against) and
 /// says how it will report.
-pub fn spawn(
+pub(crate) fn spawn(
     manager: &dyn SubagentManager,
     session_id: Option<&str>,
     args: SpawnArgs,

@@ -30,7 +30,7 @@ use crate::screen::ScreenshotConfig;
 use crate::web::SearchConfig;
 #[cfg(feature = "memory")]
 use crate::{BoxError, memory::MemoryStore};
-use crate::{Builtins, SetupError};
+use crate::{Builtins, BuiltinsBuilder, SetupError};
 
 /// The built-in tools' configuration.
 ///
@@ -99,54 +99,85 @@ pub fn register_all_with_env(
         .map_or_else(std::env::current_dir, Ok)
         .map_err(SetupError::CurrentDirectory)?;
     let workspace = config.workspace.open(&root)?;
-    #[cfg(feature = "memory")]
-    let (workspace, memory) = config.memory.place(workspace, env)?;
-    let mut builder = Builtins::builder(workspace);
-    #[cfg(feature = "shell")]
-    {
-        builder = builder.exec(config.exec.to_config());
-    }
-    #[cfg(feature = "web")]
-    {
-        builder = builder.fetch(config.web.fetch_config()?);
-        if let Some(search) = config.web.search_config(env) {
-            builder = builder.search(search);
+    let builtins = config.builtins(workspace, registry, env)?;
+    Ok(Arc::new(builtins).register_all(registry)?)
+}
+
+impl BuiltinConfig {
+    /// The built-in tools this configuration enables, over `workspace`; `registry` is
+    /// what sub-agents get to use.
+    fn builtins(
+        &self,
+        workspace: Workspace,
+        registry: &ToolRegistry,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Builtins, SetupError> {
+        #[cfg(feature = "memory")]
+        let (workspace, memory) = self.memory.place(workspace, env)?;
+        let mut builder = Builtins::builder(workspace);
+        #[cfg(feature = "memory")]
+        if let Some(path) = memory {
+            // Opened at the first memory call: listing the tools creates no database.
+            builder = builder.memory_at(path);
         }
-    }
-    #[cfg(feature = "screen")]
-    {
-        builder = builder.screenshot(config.screenshot.to_config(&config.web));
-    }
-    #[cfg(feature = "memory")]
-    if let Some(path) = memory {
-        // Opened at the first memory call: listing the tools creates no database.
-        builder = builder.memory_at(path);
-    }
-    if let Some(media) = &config.media {
-        #[cfg(feature = "media")]
+        #[cfg(feature = "shell")]
         {
-            builder = builder.media(media.sender(env)?, media.limits());
+            builder = builder.exec(self.exec.to_config());
         }
+        #[cfg(feature = "web")]
+        {
+            builder = builder.fetch(self.web.fetch_config()?);
+            if let Some(search) = self.web.search_config(env) {
+                builder = builder.search(search);
+            }
+        }
+        #[cfg(feature = "screen")]
+        {
+            builder = builder.screenshot(self.screenshot.to_config(&self.web));
+        }
+        builder = self.with_media(builder, env)?;
+        builder = self.with_subagents(builder, registry, env)?;
+        builder.build()
+    }
+
+    /// `builder` with `send_media`, when the configuration has a `[media]` section.
+    fn with_media(
+        &self,
+        builder: BuiltinsBuilder,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<BuiltinsBuilder, SetupError> {
+        let Some(media) = &self.media else {
+            return Ok(builder);
+        };
+        #[cfg(feature = "media")]
+        return Ok(builder.media(media.sender(env)?, media.limits()));
         #[cfg(not(feature = "media"))]
-        return Err(SetupError::LeftOut {
+        Err(SetupError::LeftOut {
             section: "[media]",
             feature: "media",
-        });
+        })
     }
-    if let Some(subagents) = &config.subagents {
+
+    /// `builder` with `spawn`, when the configuration has a `[subagents]` section.
+    fn with_subagents(
+        &self,
+        builder: BuiltinsBuilder,
+        registry: &ToolRegistry,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<BuiltinsBuilder, SetupError> {
+        let Some(subagents) = &self.subagents else {
+            return Ok(builder);
+        };
         #[cfg(feature = "agent")]
-        {
-            let api_key = BuiltinConfig::secret(env, &subagents.api_key_env);
-            let runner = subagents.runner(api_key)?;
-            builder = builder.subagents(Arc::new(subagents.manager(runner, registry.clone())));
-        }
+        return subagents
+            .runner(BuiltinConfig::secret(env, &subagents.api_key_env))
+            .map(|runner| builder.subagents(Arc::new(subagents.manager(runner, registry.clone()))));
         #[cfg(not(feature = "agent"))]
-        return Err(SetupError::LeftOut {
+        Err(SetupError::LeftOut {
             section: "[subagents]",
             feature: "agent",
-        });
+        })
     }
-    Ok(Arc::new(builder.build()?).register_all(registry)?)
 }
 
 #[cfg(feature = "agent")]

@@ -6,9 +6,29 @@
 //! not by racing a check. Each tool is one module: its argument struct (whose doc
 //! comments are what the model reads) and its logic.
 
-pub mod edit;
-pub mod list;
+pub(crate) mod edit;
+pub(crate) mod list;
 mod nearby;
-pub mod read;
-pub mod search;
-pub mod write;
+pub(crate) mod read;
+pub(crate) mod search;
+pub(crate) mod write;
+
+pub use edit::{Edit, EditFileArgs};
+pub use list::ListDirArgs;
+pub use read::ReadFileArgs;
+pub use search::{FileSearchArgs, SearchMode};
+pub use write::{Mode as WriteFileMode, WriteFileArgs};
+
+/// What the fuzz targets reach: `edit_file` without a registry in front, so the fuzzer
+/// spends its time in the edit logic. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod __fuzz {
+    /// The `edit_file` tool's body.
+    pub fn edit_file(
+        ws: &crate::Workspace,
+        args: super::EditFileArgs,
+    ) -> Result<String, tool_core::ToolError> {
+        super::edit::edit_file(ws, args)
+    }
+}

@@ -22,6 +22,7 @@ pub enum Mode {
 
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct WriteFileArgs {
     /// Path of the file, relative to the workspace root. Missing parent directories are
     /// created.
@@ -33,7 +34,7 @@ pub struct WriteFileArgs {
 }
 
 /// Writes a file in the workspace and says what happened.
-pub fn write_file(ws: &Workspace, args: WriteFileArgs) -> Result<String, ToolError> {
+pub(crate) fn write_file(ws: &Workspace, args: WriteFileArgs) -> Result<String, ToolError> {
     let mode = args.mode.unwrap_or_default();
     let workspace_mode = match mode {
         Mode::Overwrite => WriteMode::Overwrite,

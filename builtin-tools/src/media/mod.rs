@@ -40,7 +40,8 @@ mod webhook;
 
 pub use config::{DEFAULT_ALLOWED_TYPES, DEFAULT_MAX_FILE_BYTES, MediaConfig};
 pub use file::MediaFile;
-pub use send_media::{MAX_CAPTION_CHARS, MAX_FILES, SendMediaArgs, send_media};
+pub(crate) use send_media::send_media;
+pub use send_media::{MAX_CAPTION_CHARS, MAX_FILES, SendMediaArgs};
 pub use sender::MediaSender;
 pub use telegram::{TELEGRAM_API, TelegramSender};
 pub use webhook::WebhookSender;

@@ -16,6 +16,7 @@ pub const MAX_CAPTION_CHARS: usize = 1024;
 
 /// Arguments of `send_media`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct SendMediaArgs {
     /// The files to send, as paths relative to the workspace root: 1 to 10, sent in this
     /// order. Nothing is sent unless every file can be: each must exist, be within the
@@ -36,7 +37,7 @@ pub struct SendMediaArgs {
 /// Sends workspace files to a chat channel, all or nothing: every file is checked first
 /// and every problem reported at once; only when all pass are they sent, and the result
 /// says for each whether it was sent. Fails when nothing could be sent.
-pub async fn send_media(
+pub(crate) async fn send_media(
     ws: &Workspace,
     sender: &dyn MediaSender,
     config: &MediaConfig,

@@ -3,10 +3,10 @@
 use tool_core::ToolError;
 
 /// The most entries one call lists (`limit` of a search, `recent` of a read).
-pub const MAX_LISTED: u32 = 50;
+pub(super) const MAX_LISTED: u32 = 50;
 
 /// `value` if it is within 1..=[`MAX_LISTED`], else an error naming the argument.
-pub fn check_count(name: &str, value: u32) -> Result<u32, ToolError> {
+pub(super) fn check_count(name: &str, value: u32) -> Result<u32, ToolError> {
     if (1..=MAX_LISTED).contains(&value) {
         Ok(value)
     } else {
@@ -17,7 +17,7 @@ pub fn check_count(name: &str, value: u32) -> Result<u32, ToolError> {
 }
 
 /// `#12 · key `deploy` · tags: ops, ci`: how a memory is named in every output.
-pub fn heading(id: i64, key: Option<&str>, tags: &[String]) -> String {
+pub(super) fn heading(id: i64, key: Option<&str>, tags: &[String]) -> String {
     let mut heading = format!("#{id}");
     if let Some(key) = key {
         heading.push_str(&format!(" · key `{key}`"));
@@ -29,7 +29,7 @@ pub fn heading(id: i64, key: Option<&str>, tags: &[String]) -> String {
 }
 
 /// `2026-05-01 12:03 UTC` from a stored `2026-05-01T12:03:04.567Z`.
-pub fn date(timestamp: &str) -> String {
+pub(super) fn date(timestamp: &str) -> String {
     match timestamp.get(..16) {
         Some(minute) => format!("{} UTC", minute.replacen('T', " ", 1)),
         None => timestamp.to_owned(),

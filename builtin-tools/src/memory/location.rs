@@ -37,7 +37,7 @@ const MAX_NAME_CHARS: usize = 40;
 /// The default database of the workspace at `workspace_root` (canonical), with the data
 /// directory taken from `env` (`XDG_DATA_HOME`, else `HOME`). Reads the file system only
 /// to resolve the links of the data directory that exist; creates nothing.
-pub fn default_path(
+pub(super) fn default_path(
     workspace_root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<PathBuf, MemoryError> {

@@ -73,11 +73,14 @@ pub use error::MemoryError;
 pub use location::LEGACY_PATH;
 pub use ops::RANK_WINDOW;
 pub use query::MAX_QUERY_CHARS;
-pub use read::{MemoryReadArgs, memory_read};
-pub use search::{MemorySearchArgs, memory_search};
+pub use read::MemoryReadArgs;
+pub(crate) use read::memory_read;
+pub use search::MemorySearchArgs;
+pub(crate) use search::memory_search;
 pub use store::MemoryStore;
 pub use tags::{MAX_TAG_CHARS, MAX_TAGS};
-pub use write::{MemoryWriteArgs, memory_write};
+pub use write::MemoryWriteArgs;
+pub(crate) use write::memory_write;
 
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,7 @@ use super::{schema, tags};
 const MEMORY_COLUMNS: &str = "id, key, content, tags, created_at, updated_at";
 
 /// Inserts a memory, or replaces the content and tags of the one with the same key.
-pub fn write(conn: &mut Connection, memory: &NewMemory) -> Result<Written, MemoryError> {
+pub(super) fn write(conn: &mut Connection, memory: &NewMemory) -> Result<Written, MemoryError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let existing: Option<i64> = match &memory.key {
         Some(key) => tx
@@ -57,7 +57,7 @@ pub fn write(conn: &mut Connection, memory: &NewMemory) -> Result<Written, Memor
 }
 
 /// The memory with this id.
-pub fn by_id(conn: &Connection, id: i64) -> Result<Memory, MemoryError> {
+pub(super) fn by_id(conn: &Connection, id: i64) -> Result<Memory, MemoryError> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1");
     let found = conn
         .prepare_cached(&sql)?
@@ -67,7 +67,7 @@ pub fn by_id(conn: &Connection, id: i64) -> Result<Memory, MemoryError> {
 }
 
 /// The memory with this key.
-pub fn by_key(conn: &Connection, key: &str) -> Result<Memory, MemoryError> {
+pub(super) fn by_key(conn: &Connection, key: &str) -> Result<Memory, MemoryError> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE key = ?1");
     let found = conn
         .prepare_cached(&sql)?
@@ -77,7 +77,7 @@ pub fn by_key(conn: &Connection, key: &str) -> Result<Memory, MemoryError> {
 }
 
 /// The `count` most recently written memories, newest first.
-pub fn recent(conn: &Connection, count: u32) -> Result<Vec<Memory>, MemoryError> {
+pub(super) fn recent(conn: &Connection, count: u32) -> Result<Vec<Memory>, MemoryError> {
     let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories ORDER BY write_seq DESC LIMIT ?1");
     let mut statement = conn.prepare_cached(&sql)?;
     let memories = statement.query_map([count], memory_from_row)?;
@@ -85,7 +85,7 @@ pub fn recent(conn: &Connection, count: u32) -> Result<Vec<Memory>, MemoryError>
 }
 
 /// How many memories there are.
-pub fn count(conn: &Connection) -> Result<u64, MemoryError> {
+pub(super) fn count(conn: &Connection) -> Result<u64, MemoryError> {
     let count: i64 = conn.query_row("SELECT count(*) FROM memories", [], |row| row.get(0))?;
     Ok(count.unsigned_abs())
 }
@@ -97,7 +97,7 @@ pub const RANK_WINDOW: u32 = 2000;
 
 /// The best `limit` matches of every word of `query` (or, when none has them all, of
 /// any word) among the memories having all of `tags` (normalized).
-pub fn search(
+pub(super) fn search(
     conn: &Connection,
     query: &FtsQuery,
     tags: &[String],
@@ -148,7 +148,7 @@ fn ranked(
 /// The id of the match just older than the [`RANK_WINDOW`] newest (`?2`), if there are
 /// more matches of `?1`. The expression holds the tags, so this counts a close superset
 /// of the memories with them.
-pub const WINDOW_SQL: &str =
+pub(super) const WINDOW_SQL: &str =
     "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2";
 
 /// The ranked search: `?1` the FTS5 expression, `?2` the limit, `?3` the id matches must
@@ -156,7 +156,7 @@ pub const WINDOW_SQL: &str =
 ///
 /// FTS5 orders by `rank` itself (no temporary B-tree), so `snippet` is only computed for
 /// the rows returned.
-pub fn ranked_sql(tag_count: usize) -> String {
+pub(super) fn ranked_sql(tag_count: usize) -> String {
     let mut sql = String::from(
         "SELECT m.id, m.key, m.tags, m.updated_at, snippet(memories_fts, 0, '«', '»', '…', 24)
          FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid

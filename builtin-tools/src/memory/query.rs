@@ -19,17 +19,17 @@ use super::error::MemoryError;
 pub const MAX_QUERY_CHARS: usize = 1000;
 
 /// What [`segment`] puts between CJK characters; removed again from snippets.
-pub const SEPARATOR: char = '\u{200B}';
+pub(super) const SEPARATOR: char = '\u{200B}';
 
 /// A search query as FTS5 expressions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FtsQuery {
+pub(super) struct FtsQuery {
     phrases: Vec<String>,
 }
 
 impl FtsQuery {
     /// Quotes each word of `text`; refuses text with no words, or too long.
-    pub fn parse(text: &str) -> Result<Self, MemoryError> {
+    pub(super) fn parse(text: &str) -> Result<Self, MemoryError> {
         let chars = text.chars().count();
         if chars > MAX_QUERY_CHARS {
             return Err(MemoryError::QueryTooLong { chars });
@@ -46,12 +46,12 @@ impl FtsQuery {
     }
 
     /// Matches entries containing every word (and `tags`, see [`FtsQuery::expression`]).
-    pub fn all(&self, tags: &[String]) -> String {
+    pub(super) fn all(&self, tags: &[String]) -> String {
         self.expression(" AND ", tags)
     }
 
     /// Matches entries containing any word (and `tags`).
-    pub fn any(&self, tags: &[String]) -> String {
+    pub(super) fn any(&self, tags: &[String]) -> String {
         self.expression(" OR ", tags)
     }
 
@@ -74,7 +74,7 @@ impl FtsQuery {
     }
 
     /// Whether the query has more than one word (so "any" differs from "all").
-    pub fn has_several_words(&self) -> bool {
+    pub(super) fn has_several_words(&self) -> bool {
         self.phrases.len() > 1
     }
 }
@@ -95,7 +95,7 @@ fn quote(word: &str) -> String {
 }
 
 /// `text` with [`SEPARATOR`] between a CJK character and a letter or digit next to it.
-pub fn segment(text: &str) -> Cow<'_, str> {
+pub(super) fn segment(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_cjk) {
         return Cow::Borrowed(text);
     }
@@ -117,7 +117,7 @@ pub fn segment(text: &str) -> Cow<'_, str> {
 
 /// `text` without the separators [`segment`] added, its whitespace runs made one space
 /// (a snippet is shown on one line).
-pub fn unsegment(text: &str) -> String {
+pub(super) fn unsegment(text: &str) -> String {
     text.split(|c: char| c.is_whitespace())
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()

@@ -11,6 +11,7 @@ use crate::text_format::plural;
 
 /// Arguments of `memory_read`: give exactly one of `id`, `key` or `recent`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct MemoryReadArgs {
     /// The id of one memory (the number after `#` in search results). Give exactly one
     /// of `id`, `key` or `recent`.
@@ -23,7 +24,7 @@ pub struct MemoryReadArgs {
 }
 
 /// Returns whole memories: the one with an id or key, or the most recent ones.
-pub async fn memory_read(store: &MemoryStore, args: MemoryReadArgs) -> Result<String, ToolError> {
+pub(crate) async fn memory_read(store: &MemoryStore, args: MemoryReadArgs) -> Result<String, ToolError> {
     match (args.id, args.key, args.recent) {
         (Some(id), None, None) => Ok(render(&store.get(id).await?)),
         (None, Some(key), None) => Ok(render(&store.get_by_key(&key).await?)),

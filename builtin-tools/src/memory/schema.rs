@@ -21,12 +21,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const MIGRATIONS: &[fn(&Transaction<'_>) -> rusqlite::Result<()>] = &[create_memories, create_search_index];
 
 /// The schema version this build creates.
-pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+pub(super) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Sets up a new connection: WAL, `synchronous = NORMAL`, the busy timeout.
 ///
 /// WAL is a property of the file (set once, kept), the rest is per connection.
-pub fn configure(conn: &Connection) -> Result<(), MemoryError> {
+pub(super) fn configure(conn: &Connection) -> Result<(), MemoryError> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // A file system without shared memory refuses WAL and keeps a rollback journal: the
     // store still works, only readers then wait for the writer.
@@ -38,7 +38,7 @@ pub fn configure(conn: &Connection) -> Result<(), MemoryError> {
 }
 
 /// Brings the file to [`CURRENT_VERSION`], one migration at a time.
-pub fn migrate(conn: &mut Connection) -> Result<(), MemoryError> {
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), MemoryError> {
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -98,7 +98,7 @@ fn create_search_index(tx: &Transaction<'_>) -> rusqlite::Result<()> {
 
 /// Adds a memory's row to the full-text index (delete the old row first when
 /// replacing).
-pub fn index(
+pub(super) fn index(
     conn: &Connection,
     id: i64,
     content: &str,

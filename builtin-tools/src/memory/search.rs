@@ -15,6 +15,7 @@ const DEFAULT_LIMIT: u32 = 10;
 
 /// Arguments of `memory_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct MemorySearchArgs {
     /// Words to look for, e.g. `staging database password`. Memories containing every
     /// word come first, ranked by relevance; word endings are ignored (`configured`
@@ -30,7 +31,7 @@ pub struct MemorySearchArgs {
 }
 
 /// Searches the memories and lists the best matches with excerpts.
-pub async fn memory_search(store: &MemoryStore, args: MemorySearchArgs) -> Result<String, ToolError> {
+pub(crate) async fn memory_search(store: &MemoryStore, args: MemorySearchArgs) -> Result<String, ToolError> {
     let limit = check_count("limit", args.limit.unwrap_or(DEFAULT_LIMIT))?;
     let tags = tags::normalize(&args.tags.unwrap_or_default())?;
     let results = store.search(&args.query, &tags, limit).await?;

@@ -16,7 +16,7 @@ pub const MAX_TAGS: usize = 20;
 pub const MAX_TAG_CHARS: usize = 50;
 
 /// Normalizes, deduplicates and sorts tags; empty ones are dropped.
-pub fn normalize(raw: &[String]) -> Result<Vec<String>, MemoryError> {
+pub(super) fn normalize(raw: &[String]) -> Result<Vec<String>, MemoryError> {
     let mut tags = BTreeSet::new();
     for piece in raw.iter().flat_map(|tag| tag.split(',')) {
         let tag = piece
@@ -38,7 +38,7 @@ pub fn normalize(raw: &[String]) -> Result<Vec<String>, MemoryError> {
 }
 
 /// Normalized tags as stored in the `tags` column: `,a,b,`, or empty for none.
-pub fn to_column(tags: &[String]) -> String {
+pub(super) fn to_column(tags: &[String]) -> String {
     if tags.is_empty() {
         String::new()
     } else {
@@ -47,7 +47,7 @@ pub fn to_column(tags: &[String]) -> String {
 }
 
 /// The tags of a `tags` column.
-pub fn from_column(column: &str) -> Vec<String> {
+pub(super) fn from_column(column: &str) -> Vec<String> {
     column
         .split(',')
         .filter(|tag| !tag.is_empty())
@@ -56,7 +56,7 @@ pub fn from_column(column: &str) -> Vec<String> {
 }
 
 /// The pattern that a `tags` column holding `tag` contains.
-pub fn needle(tag: &str) -> String {
+pub(super) fn needle(tag: &str) -> String {
     format!(",{tag},")
 }
 

@@ -10,6 +10,7 @@ use super::store::MemoryStore;
 
 /// Arguments of `memory_write`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct MemoryWriteArgs {
     /// The text to remember: a fact, decision, preference or lesson, written so that it
     /// makes sense later without this conversation. At most 64 KiB.
@@ -24,7 +25,7 @@ pub struct MemoryWriteArgs {
 }
 
 /// Stores a memory and says under which id.
-pub async fn memory_write(store: &MemoryStore, args: MemoryWriteArgs) -> Result<String, ToolError> {
+pub(crate) async fn memory_write(store: &MemoryStore, args: MemoryWriteArgs) -> Result<String, ToolError> {
     let tags = args.tags.unwrap_or_default();
     let memory = NewMemory::new(args.content, args.key.as_deref(), &tags)?;
     let (key, tags) = (memory.key.clone(), memory.tags.clone());

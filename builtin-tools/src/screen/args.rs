@@ -68,6 +68,7 @@ impl std::fmt::Display for Region {
 
 /// Arguments of `screenshot`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct ScreenshotArgs {
     /// What to capture: `screen` (the default) takes a picture of the desktop; `url`
     /// renders the web page at `url` in a headless browser and takes a picture of it.

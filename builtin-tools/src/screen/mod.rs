@@ -46,7 +46,7 @@ use args::Source;
 /// Captures the screen or renders a URL, saves the PNG in the workspace and returns it
 /// (scaled down to at most [`ScreenshotConfig::max_image_side`]) with a line saying
 /// where it was saved and at what sizes.
-pub async fn screenshot(
+pub(crate) async fn screenshot(
     ws: &Workspace,
     config: &ScreenshotConfig,
     args: ScreenshotArgs,

@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use tool_core::secrets::is_secret_name;
+
 /// Variables that pass by default.
 pub const DEFAULT_ALLOWED: &[&str] = &[
     "PATH",
@@ -27,12 +29,6 @@ pub const DEFAULT_ALLOWED: &[&str] = &[
     "RUSTUP_HOME",
 ];
 
-/// Whether a variable name looks like it holds a secret: the project's one rule,
-/// [`tool_core::secrets::is_secret_name`], which the audit log uses too.
-pub fn looks_secret(name: &str) -> bool {
-    tool_core::secrets::is_secret_name(name)
-}
-
 /// The inherited variables a command gets: the default allow-list and `extra` names,
 /// secret-looking ones only when `extra` names them.
 pub(crate) fn inherited(
@@ -41,7 +37,7 @@ pub(crate) fn inherited(
 ) -> BTreeMap<String, String> {
     vars.filter(|(name, _)| {
         let configured = extra.iter().any(|allowed| allowed == name);
-        configured || (DEFAULT_ALLOWED.contains(&name.as_str()) && !looks_secret(name))
+        configured || (DEFAULT_ALLOWED.contains(&name.as_str()) && !is_secret_name(name))
     })
     .collect()
 }
@@ -83,7 +79,7 @@ mod tests {
         let kept = inherited(env, &["MY_SERVICE_URL".into(), "GITHUB_TOKEN".into()]);
         let names: Vec<&str> = kept.keys().map(String::as_str).collect();
         assert_eq!(names, ["GITHUB_TOKEN", "MY_SERVICE_URL", "PATH"]);
-        assert!(looks_secret("db_password") && looks_secret("Api_Key") && !looks_secret("PATH"));
+        assert!(is_secret_name("db_password") && is_secret_name("Api_Key") && !is_secret_name("PATH"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use tokio::process::Command;
 use tool_core::{ToolContext, ToolError};
 
 pub use command_guard::DEFAULT_DENY;
-pub use env::{DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED, looks_secret};
+pub use env::DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED;
 pub use sandbox::ExecSandbox;
 
 use capture::split_budget;
@@ -102,6 +102,7 @@ pub struct EnvVar {
 
 /// Arguments of `exec`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct ExecArgs {
     /// The command line, run by `sh -c` in the workspace. Stdin is empty.
     pub command: String,
@@ -116,21 +117,16 @@ pub struct ExecArgs {
 
 /// The exec tool's configuration, checked once.
 #[derive(Debug, Clone)]
-pub struct Exec {
+pub(crate) struct Exec {
     config: ExecConfig,
     guard: CommandGuard,
 }
 
 impl Exec {
     /// Checks the configuration (guard patterns must compile).
-    pub fn new(config: ExecConfig) -> Result<Self, SetupError> {
+    pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
         Ok(Self { config, guard })
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &ExecConfig {
-        &self.config
     }
 }
 
@@ -140,7 +136,7 @@ impl Exec {
 /// run is information for the model, not a failure of the tool. A command stopped by its
 /// time limit or by cancellation is an error result (audit outcome `timeout` or
 /// `cancelled`) that still carries the output so far.
-pub async fn exec(
+pub(crate) async fn exec(
     ws: &Workspace,
     exec: &Exec,
     args: ExecArgs,

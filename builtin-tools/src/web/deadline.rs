@@ -40,6 +40,7 @@ impl Deadline {
     }
 
     /// No deadline: the work runs to its end (the fuzz entry point, tests).
+    #[cfg(any(fuzzing, test))]
     pub(crate) fn none() -> Self {
         Self::default()
     }

@@ -30,12 +30,15 @@ mod web_fetch;
 pub use client::{FetchError, Fetched, Fetcher};
 pub use config::FetchConfig;
 pub use content::FetchFormat;
-pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs, web_search};
-pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs, web_fetch};
+pub(crate) use search::web_search;
+pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs};
+pub(crate) use web_fetch::web_fetch;
+pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs};
 
 /// Entry point for the `html_markdown` fuzz target (`fuzz/`), not part of the API: the
 /// body conversion of `web_fetch` without the network, which is otherwise reachable
-/// only through a fetch.
+/// only through a fetch. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
+#[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod __fuzz {
     use super::FetchFormat;

@@ -121,6 +121,7 @@ impl Searcher {
 
 /// Arguments of `web_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct WebSearchArgs {
     /// What to search the web for.
     pub query: String,
@@ -134,7 +135,7 @@ pub struct WebSearchArgs {
 }
 
 /// Searches the web and lists the results: title, URL and snippet of each.
-pub async fn web_search(searcher: &Searcher, args: WebSearchArgs) -> Result<String, ToolError> {
+pub(crate) async fn web_search(searcher: &Searcher, args: WebSearchArgs) -> Result<String, ToolError> {
     let query = args.query.trim();
     if query.is_empty() {
         return Err(ToolError::invalid_arguments(

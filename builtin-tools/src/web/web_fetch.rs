@@ -33,6 +33,7 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(250);
 
 /// Arguments of `web_fetch`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct WebFetchArgs {
     /// The http or https URL to fetch.
     pub url: String,
@@ -50,7 +51,7 @@ pub struct WebFetchArgs {
 
 /// Fetches `args.url` with `fetcher` and renders it for the model, within the fetch's
 /// time limit and `ctx`'s deadline.
-pub async fn web_fetch(
+pub(crate) async fn web_fetch(
     fetcher: &Fetcher,
     args: WebFetchArgs,
     ctx: &ToolContext,

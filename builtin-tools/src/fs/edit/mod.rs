@@ -36,6 +36,7 @@ const DIFF_TIME: Duration = Duration::from_secs(1);
 /// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
 /// `new_text` inserted before `start_line`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct Edit {
     /// The exact text to replace, including whitespace and indentation; it must occur
     /// once in the file (or set `replace_all`). Give this or `start_line`.
@@ -57,6 +58,7 @@ pub struct Edit {
 
 /// Arguments of `edit_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct EditFileArgs {
     /// Path of the file, relative to the workspace root.
     pub path: String,
@@ -69,7 +71,7 @@ pub struct EditFileArgs {
 }
 
 /// Applies the edits to a file in the workspace and returns a summary and diff.
-pub fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
+pub(crate) fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
     let changes = changes(args.edit, args.edits)?;
     let (shown, original) = read_text(ws, &args.path)?;
     let mut document = Document::new(&original, MAX_FILE_BYTES as usize);

@@ -16,9 +16,9 @@ use tool_core::ToolError;
 use crate::text_format::{human_size, plural};
 
 /// Entries listed when the call does not say.
-pub const DEFAULT_LIMIT: u32 = 200;
+pub(crate) const DEFAULT_LIMIT: u32 = 200;
 /// Depth of a recursive listing when the call does not say.
-pub const DEFAULT_DEPTH: u8 = 3;
+pub(crate) const DEFAULT_DEPTH: u8 = 3;
 /// Directories shown but not descended into.
 const NOISE: &[&str] = &[
     ".git",
@@ -34,6 +34,7 @@ const MAX_COUNTED: usize = 100_000;
 
 /// Arguments of `list_dir`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct ListDirArgs {
     /// Directory to list, relative to the workspace root. Default the root.
     pub path: Option<String>,
@@ -50,7 +51,7 @@ pub struct ListDirArgs {
 }
 
 /// Lists a workspace directory.
-pub fn list_dir(ws: &Workspace, args: ListDirArgs) -> Result<String, ToolError> {
+pub(crate) fn list_dir(ws: &Workspace, args: ListDirArgs) -> Result<String, ToolError> {
     let given = args.path.as_deref().unwrap_or(".");
     let relative = ws.relative_path(given)?;
     let shown = Workspace::display(&relative);

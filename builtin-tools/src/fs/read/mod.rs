@@ -21,7 +21,7 @@ use crate::text_format::{cut_line, human_size};
 mod lines;
 
 /// Lines returned when the call does not say.
-pub const DEFAULT_LIMIT: u32 = 2000;
+pub(crate) const DEFAULT_LIMIT: u32 = 2000;
 /// Longest line shown whole, in characters.
 const MAX_LINE_CHARS: usize = 2000;
 /// Bytes kept of a line: enough for [`MAX_LINE_CHARS`] characters of any width.
@@ -33,6 +33,7 @@ const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct ReadFileArgs {
     /// Path of the file, relative to the workspace root.
     pub path: String,
@@ -45,7 +46,7 @@ pub struct ReadFileArgs {
 }
 
 /// Reads a page of a text file (or an image) from the workspace.
-pub fn read_file(ws: &Workspace, args: ReadFileArgs) -> Result<ToolOutput, ToolError> {
+pub(crate) fn read_file(ws: &Workspace, args: ReadFileArgs) -> Result<ToolOutput, ToolError> {
     let mut opened = ws
         .open_file(&args.path)
         .map_err(|error| not_found_hint(ws, &args.path, error))?;

@@ -41,6 +41,7 @@ const MAX_RESULTS: u32 = 1000;
 
 /// Arguments of `file_search`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
 pub struct FileSearchArgs {
     /// What to look for. In `content` mode: a regular expression (Rust/ripgrep syntax)
     /// matched against each line, or plain text with `literal: true`. In `files` mode: a
@@ -91,7 +92,7 @@ pub enum SearchMode {
 /// Searches the workspace as [`FileSearchArgs`] describe and renders the result for a
 /// model: matching lines (`path:line: text`) or paths, sorted, with a footer of totals.
 /// Finding nothing is not an error.
-pub fn file_search(ws: &Workspace, args: FileSearchArgs) -> Result<String, ToolError> {
+pub(crate) fn file_search(ws: &Workspace, args: FileSearchArgs) -> Result<String, ToolError> {
     if args.pattern.is_empty() {
         return Err(ToolError::invalid_arguments(
             "`pattern` is empty; give the text or regular expression to look for",

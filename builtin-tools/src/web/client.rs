@@ -54,16 +54,17 @@ pub struct Fetched {
 }
 
 /// Why a fetch failed; the messages are written for the model.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FetchError {
     /// The URL does not parse.
-    #[error("`{url}` is not a valid URL: {reason}")]
+    #[error("`{url}` is not a valid URL: {source}")]
     InvalidUrl {
         /// The URL given.
         url: String,
         /// What is wrong with it.
-        reason: String,
+        #[source]
+        source: url::ParseError,
     },
     /// The URL's scheme is not `http` or `https`.
     #[error("refused to fetch {url}: only http and https URLs can be fetched")]
@@ -117,13 +118,15 @@ pub enum FetchError {
         /// The configured connect timeout.
         timeout: Duration,
     },
-    /// Any other network or HTTP failure.
-    #[error("fetching {url} failed: {reason}")]
+    /// Any other network or HTTP failure. The message holds the whole chain of causes
+    /// (reqwest's own message says only "error sending request").
+    #[error("fetching {url} failed: {}", error_chain(source))]
     Network {
         /// The URL.
         url: String,
         /// What failed.
-        reason: String,
+        #[source]
+        source: reqwest::Error,
     },
 }
 
@@ -160,9 +163,9 @@ impl Fetcher {
     /// Any status is a response (a 404 page is returned, not an error); errors are for
     /// refused or unreachable hosts, redirect trouble and timeouts.
     pub async fn fetch(&self, url: &str, headers: HeaderMap) -> Result<Fetched, FetchError> {
-        let url = Url::parse(url).map_err(|error| FetchError::InvalidUrl {
+        let url = Url::parse(url).map_err(|source| FetchError::InvalidUrl {
             url: url.to_owned(),
-            reason: error.to_string(),
+            source,
         })?;
         let timeout = self.config.timeout;
         tokio::time::timeout(timeout, self.follow(url, headers))
@@ -252,7 +255,7 @@ impl Fetcher {
         }
         FetchError::Network {
             url: url.to_string(),
-            reason: error_chain(&error),
+            source: error,
         }
     }
 }

@@ -295,12 +295,9 @@ async fn at_most_five_redirects_are_followed() {
         .fetch("http://chain.test/chain/6", HeaderMap::new())
         .await
         .unwrap_err();
-    assert_eq!(
-        six,
-        FetchError::TooManyRedirects {
-            max: 5,
-            url: "http://chain.test/chain/0".into()
-        }
+    assert!(
+        matches!(&six, FetchError::TooManyRedirects { max: 5, url } if url == "http://chain.test/chain/0"),
+        "{six:?}"
     );
     assert!(six.to_string().starts_with("stopped after 5 redirects"), "{six}");
 }

@@ -17,15 +17,11 @@ use agent_tools::builtin_tools::Builtins;
 use agent_tools::builtin_tools::Workspace;
 use agent_tools::builtin_tools::web::FetchConfig;
 use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
-use axum::Router;
-use axum::extract::{Path, State};
-use axum::http::header::CONTENT_TYPE;
-use axum::response::IntoResponse;
-use axum::routing::get;
-use serde_json::json;
 
 #[path = "support/hostile_pages.rs"]
 mod hostile_pages;
+#[path = "support/page_server.rs"]
+mod page_server;
 
 use hostile_pages::HostilePage;
 
@@ -48,16 +44,11 @@ struct Harness {
 
 impl Harness {
     async fn new(pages: Vec<HostilePage>, fetch: FetchConfig, timeout: Duration) -> Self {
-        let pages: HashMap<String, String> = pages
+        let pages: HashMap<String, _> = pages
             .into_iter()
-            .map(|page| (page.name.to_owned(), page.html))
+            .map(|page| (page.name.to_owned(), page.html.into()))
             .collect();
-        let app = Router::new()
-            .route("/{name}", get(serve_page))
-            .with_state(Arc::new(pages));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let base = page_server::serve_pages(pages).await;
 
         let temp = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(temp.path()).unwrap();
@@ -79,25 +70,11 @@ impl Harness {
     }
 
     async fn fetch_from(&self, name: &str, format: &str, start_char: usize) -> ToolResult {
-        let url = format!("{}/{name}", self.base);
-        let arguments = json!({
-            "url": url,
-            "format": format,
-            "max_chars": MAX_CHARS,
-            "start_char": start_char,
-        });
+        let arguments = page_server::fetch_arguments(&self.base, name, format, MAX_CHARS, start_char);
         self.registry
             .call(ToolCall::new("c", "web_fetch", arguments))
             .await
     }
-}
-
-async fn serve_page(
-    State(pages): State<Arc<HashMap<String, String>>>,
-    Path(name): Path<String>,
-) -> impl IntoResponse {
-    let page = pages.get(&name).cloned().unwrap_or_default();
-    ([(CONTENT_TYPE, "text/html; charset=utf-8")], page)
 }
 
 /// The call ended within its timeout, by itself, with content or the conversion's own
@@ -144,7 +121,7 @@ async fn fetch_all(pages: Vec<HostilePage>, content_required: bool) {
             if format == "raw" {
                 continue;
             }
-            match total_chars(&text) {
+            match page_server::total_chars(&text) {
                 // Reading on costs a second conversion: once per page, in Markdown.
                 Some(total) if total > MAX_CHARS => {
                     if format == "markdown" {
@@ -157,13 +134,6 @@ async fn fetch_all(pages: Vec<HostilePage>, content_required: bool) {
             }
         }
     }
-}
-
-/// The length of the converted content, from the header's `Content:` line.
-fn total_chars(text: &str) -> Option<usize> {
-    let line = text.lines().find(|line| line.starts_with("Content: "))?;
-    let total = line.split(" of ").nth(1)?;
-    total.split([';', ' ']).next()?.parse().ok()
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -17,36 +17,22 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use builtin_tools::web::FetchConfig;
 use builtin_tools::{Builtins, Workspace};
 use criterion::{Criterion, criterion_group, criterion_main};
-use serde_json::json;
 use tool_core::{ToolCall, ToolRegistry, ToolResult};
 
 #[path = "../../tests/support/hostile_pages.rs"]
 mod hostile_pages;
+#[path = "../../tests/support/page_server.rs"]
+mod page_server;
 
 const ARTICLE: &str = include_str!("../tests/fixtures/web/article.html");
 /// The most characters `web_fetch` returns in one call.
 const MAX_CHARS: usize = 200_000;
 /// Room for the largest page (8 MB), so that none is cut before it is converted.
 const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
-
-type Pages = Arc<HashMap<&'static str, Bytes>>;
-
-async fn serve_page(State(pages): State<Pages>, Path(name): Path<String>) -> Response {
-    match pages.get(name.as_str()) {
-        Some(page) => ([(CONTENT_TYPE, "text/html")], page.clone()).into_response(),
-        None => StatusCode::NOT_FOUND.into_response(),
-    }
-}
 
 /// A loopback server of the pages and a registry whose `web_fetch` may reach it.
 struct Harness {
@@ -56,15 +42,9 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(runtime: &tokio::runtime::Runtime, pages: HashMap<&'static str, Bytes>) -> Self {
-        let app = Router::new()
-            .route("/{name}", get(serve_page))
-            .with_state(Arc::new(pages));
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("a loopback port");
-        let base = format!("http://{}", listener.local_addr().expect("its address"));
-        runtime.spawn(async move { axum::serve(listener, app).await.expect("the server runs") });
+    fn new(runtime: &tokio::runtime::Runtime, pages: HashMap<String, Bytes>) -> Self {
+        // The server task lives on in the multi-threaded runtime after `block_on` returns.
+        let base = runtime.block_on(page_server::serve_pages(pages));
 
         let temp = tempfile::tempdir().expect("a temporary directory");
         let workspace = Workspace::open(temp.path()).expect("the workspace opens");
@@ -87,26 +67,11 @@ impl Harness {
     }
 
     async fn fetch(&self, name: &str, format: &str, start_char: usize) -> ToolResult {
-        let arguments = json!({
-            "url": format!("{}/{name}", self.base),
-            "format": format,
-            "max_chars": MAX_CHARS,
-            "start_char": start_char,
-        });
+        let arguments = page_server::fetch_arguments(&self.base, name, format, MAX_CHARS, start_char);
         self.registry
             .call(ToolCall::new("c", "web_fetch", arguments))
             .await
     }
-}
-
-/// The length of the converted content, from the header's `Content:` line, when it is
-/// longer than one call returns.
-fn total_chars(text: &str) -> Option<usize> {
-    let line = text
-        .lines()
-        .find(|line| line.starts_with("Content: characters "))?;
-    let total = line.split(" of ").nth(1)?;
-    total.split([';', ' ']).next()?.parse().ok()
 }
 
 /// The page fetched whole and converted: its content, not an error.
@@ -125,7 +90,7 @@ fn fetched(runtime: &tokio::runtime::Runtime, harness: &Harness, name: &str, for
 /// one call returns).
 fn check_marker(runtime: &tokio::runtime::Runtime, harness: &Harness, name: &str, marker: &str) {
     let text = fetched(runtime, harness, name, "markdown");
-    let text = match total_chars(&text) {
+    let text = match page_server::total_chars(&text) {
         Some(total) => {
             let last = runtime.block_on(harness.fetch(name, "markdown", total.saturating_sub(MAX_CHARS)));
             assert!(!last.is_error(), "{name}: {:.500}", last.text());
@@ -145,10 +110,10 @@ fn hostile_pages(c: &mut Criterion) {
     let mut pages = hostile_pages::nested_pages();
     pages.push(hostile_pages::flat_page());
     pages.push(hostile_pages::huge_attributes_page());
-    let mut served = HashMap::from([("article", Bytes::from_static(ARTICLE.as_bytes()))]);
+    let mut served = HashMap::from([("article".to_owned(), Bytes::from_static(ARTICLE.as_bytes()))]);
     for page in &pages {
         eprintln!("{}: {} bytes", page.name, page.html.len());
-        served.insert(page.name, Bytes::from(page.html.clone()));
+        served.insert(page.name.to_owned(), Bytes::from(page.html.clone()));
     }
     let harness = Harness::new(&runtime, served);
     let harness = &harness;

@@ -111,7 +111,7 @@ impl WorkspaceError {
     /// An I/O error on `path` (as shown to the model), classified by its kind: missing
     /// files are [`NotFound`](Self::NotFound), and so on. Escapes are told apart by
     /// [`Workspace::io_error`](super::Workspace::io_error), which knows the workspace.
-    pub(crate) fn from_io(path: &str, source: io::Error) -> Self {
+    pub(super) fn from_io(path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
         match source.kind() {
             io::ErrorKind::NotFound => WorkspaceError::NotFound { path },

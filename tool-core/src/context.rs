@@ -6,14 +6,24 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use futures_util::future::{self, Either};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
-/// The call a tool is running for: ids, cancellation, deadline, application state and a
-/// progress channel.
+use crate::{
+    Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
+    SamplingRequest, SamplingResponse,
+};
+
+/// The call a tool is running for: ids, cancellation, deadline, application state, a
+/// progress channel, and its [`Caller`] — to log to, ask the user ([`elicit`](Self::elicit))
+/// or ask the caller's model ([`sample`](Self::sample)).
 ///
 /// The registry builds one per call. Tools that run long should watch
 /// [`cancelled`](Self::cancelled) (or pass the token on) so a timeout or a client's cancel
-/// stops their work, not just the wait for it.
+/// stops their work, not just the wait for it. A question to the user waits for a human:
+/// give a tool that elicits a timeout long enough for one (`#[tool(timeout = "5m")]`).
 #[derive(Clone, Default)]
 pub struct ToolContext {
     session_id: Option<Arc<str>>,
@@ -23,6 +33,8 @@ pub struct ToolContext {
     extensions: Extensions,
     call_extensions: Option<Extensions>,
     progress: Option<ProgressReporter>,
+    caller: Option<Arc<dyn Caller>>,
+    tool_name: Option<Arc<str>>,
 }
 
 impl ToolContext {
@@ -80,6 +92,23 @@ impl ToolContext {
         self
     }
 
+    /// Sends logs, questions and sampling requests to `caller`.
+    pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// Names the tool the call is for (the registry does).
+    pub(crate) fn with_tool_name(mut self, name: Arc<str>) -> Self {
+        self.tool_name = Some(name);
+        self
+    }
+
+    /// The name the tool was called by, when a registry runs the call.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_deref()
+    }
+
     /// The session this call belongs to, if the application named one.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
@@ -132,6 +161,121 @@ impl ToolContext {
                 total,
                 message: message.map(str::to_owned),
             });
+        }
+    }
+}
+
+/// Talking to the caller: logging, elicitation, sampling.
+impl ToolContext {
+    /// Logs `message` at `level`: a `tracing` event (target `tool_core::tool_log`, with
+    /// the tool's name and call id) and a message to the caller — for an MCP client a
+    /// `notifications/message`, sent if the client's `logging/setLevel` lets it through.
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        let mut message = LogMessage::new(level, message.into());
+        message.logger = self.tool_name.as_deref().map(str::to_owned);
+        self.log_message(message);
+    }
+
+    /// Logs a message built by the caller of this method (any JSON as data, an own
+    /// logger name); see [`log`](Self::log).
+    pub fn log_message(&self, message: LogMessage) {
+        trace_log(&message, self.call_id());
+        if let Some(caller) = &self.caller {
+            caller.log(message);
+        }
+    }
+
+    /// Asks the user to fill in a form for `T` (a struct of strings, numbers, booleans
+    /// and enums; see [`form_schema_for`](crate::form_schema_for)), and waits for the
+    /// answer, which is deserialized into `T`.
+    ///
+    /// ```
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    /// use tool_core::{Elicited, ToolContext, ToolError};
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Confirm {
+    ///     /// Really delete the branch?
+    ///     proceed: bool,
+    /// }
+    ///
+    /// async fn delete_branch(ctx: &ToolContext, branch: &str) -> Result<String, ToolError> {
+    ///     let question = format!("Delete the branch `{branch}`?");
+    ///     match ctx.elicit::<Confirm>(question).await? {
+    ///         Elicited::Accepted(Confirm { proceed: true }) => Ok(format!("deleted {branch}")),
+    ///         _ => Ok("the user chose not to delete it".to_owned()),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Fails with [`CallerError::NotAvailable`] when nobody can answer,
+    /// [`CallerError::UnsupportedForm`] when `T` cannot be a form, and
+    /// [`CallerError::Cancelled`] when the call ends first.
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, CallerError> {
+        let form = crate::form_schema_for::<T>()?;
+        let response = self.elicit_request(ElicitRequest::form(message, form)).await?;
+        match response.action {
+            ElicitAction::Accept => {
+                let content = serde_json::Value::Object(response.content.unwrap_or_default());
+                serde_json::from_value(content)
+                    .map(Elicited::Accepted)
+                    .map_err(|source| CallerError::InvalidAnswer { source })
+            }
+            ElicitAction::Decline => Ok(Elicited::Declined),
+            ElicitAction::Cancel => Ok(Elicited::Cancelled),
+        }
+    }
+
+    /// Sends a question as it is — a form with a hand-written schema, or a URL — and
+    /// waits for the answer.
+    pub async fn elicit_request(&self, request: ElicitRequest) -> Result<ElicitResponse, CallerError> {
+        let caller = self.caller("ask the user (elicitation)")?;
+        self.unless_cancelled(caller.elicit(request)).await
+    }
+
+    /// Asks the caller's model to write the next message of `request`'s conversation.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, CallerError> {
+        let caller = self.caller("ask its model (sampling)")?;
+        self.unless_cancelled(caller.sample(request)).await
+    }
+
+    fn caller(&self, what: &str) -> Result<&Arc<dyn Caller>, CallerError> {
+        self.caller
+            .as_ref()
+            .ok_or_else(|| CallerError::not_available(what))
+    }
+
+    /// `answer`, or [`CallerError::Cancelled`] if the call ends first (dropping `answer`,
+    /// which withdraws the request).
+    async fn unless_cancelled<T>(
+        &self,
+        answer: impl Future<Output = Result<T, CallerError>>,
+    ) -> Result<T, CallerError> {
+        let answer = std::pin::pin!(answer);
+        let cancelled = std::pin::pin!(self.cancelled());
+        match future::select(answer, cancelled).await {
+            Either::Left((answer, _)) => answer,
+            Either::Right(((), _)) => Err(CallerError::Cancelled),
+        }
+    }
+}
+
+/// The `tracing` event of a tool's log message, at the nearest `tracing` level.
+fn trace_log(message: &LogMessage, call_id: &str) {
+    let tool = message.logger.as_deref().unwrap_or("");
+    let data = &message.data;
+    match message.level {
+        LogLevel::Debug => tracing::debug!(target: "tool_core::tool_log", tool, call_id, %data),
+        LogLevel::Info | LogLevel::Notice => {
+            tracing::info!(target: "tool_core::tool_log", tool, call_id, %data)
+        }
+        LogLevel::Warning => tracing::warn!(target: "tool_core::tool_log", tool, call_id, %data),
+        LogLevel::Error | LogLevel::Critical | LogLevel::Alert | LogLevel::Emergency => {
+            tracing::error!(target: "tool_core::tool_log", tool, call_id, %data)
         }
     }
 }

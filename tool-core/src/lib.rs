@@ -23,6 +23,7 @@ extern crate self as tool_core;
 pub mod __private;
 mod append;
 mod audit;
+mod caller;
 mod context;
 mod dialect;
 mod dynamic;
@@ -41,6 +42,10 @@ mod typed;
 mod validation;
 
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
+pub use caller::{
+    Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage, Role,
+    SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse, form_schema_for,
+};
 pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
 pub use dialect::{
     Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,

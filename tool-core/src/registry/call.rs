@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Extensions, Outcome, ProgressReporter, ToolOutput};
+use crate::{Caller, Extensions, Outcome, ProgressReporter, ToolOutput};
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
 /// already-parsed value (Anthropic and MCP send an object).
@@ -56,13 +56,27 @@ pub struct ToolCall {
 }
 
 /// Per-call settings beyond id, name and arguments.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct CallOptions {
     pub(crate) timeout: Option<Duration>,
     pub(crate) session_id: Option<Arc<str>>,
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) extensions: Option<Extensions>,
     pub(crate) progress: Option<ProgressReporter>,
+    pub(crate) caller: Option<Arc<dyn Caller>>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("session_id", &self.session_id)
+            .field("cancellation", &self.cancellation)
+            .field("extensions", &self.extensions)
+            .field("progress", &self.progress)
+            .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
+            .finish()
+    }
 }
 
 impl ToolCall {
@@ -120,6 +134,13 @@ impl ToolCall {
     /// Where the tool's progress reports go.
     pub fn with_progress(mut self, progress: ProgressReporter) -> Self {
         self.options.progress = Some(progress);
+        self
+    }
+
+    /// Who answers the tool's log messages, questions and sampling requests for this
+    /// call, instead of the registry's [`caller`](crate::ToolRegistryBuilder::caller).
+    pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
+        self.options.caller = Some(caller);
         self
     }
 }

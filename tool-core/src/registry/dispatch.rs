@@ -139,7 +139,9 @@ impl ToolRegistry {
                 })
             });
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let ctx = self.context(call_id, options, limit, cancellation.clone());
+        let ctx = self
+            .context(call_id, options, limit, cancellation.clone())
+            .with_tool_name(entry.name.clone());
         let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
         let (outcome, output) = settle(name, run);
         Finished {
@@ -168,6 +170,9 @@ impl ToolRegistry {
         }
         if let Some(progress) = options.progress {
             ctx = ctx.with_progress(progress);
+        }
+        if let Some(caller) = options.caller.or_else(|| self.config().caller.clone()) {
+            ctx = ctx.with_caller(caller);
         }
         ctx
     }

@@ -24,7 +24,7 @@ pub use changes::ToolChanges;
 
 use crate::audit::redact::Redactor;
 use crate::validation::ArgValidator;
-use crate::{AuditSink, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
+use crate::{AuditSink, Caller, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
 use changes::ChangeSender;
 use definitions::DefinitionCache;
 
@@ -86,6 +86,7 @@ pub(crate) struct Config {
     pub(crate) extensions: Extensions,
     pub(crate) max_concurrency: Option<usize>,
     pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) caller: Option<Arc<dyn Caller>>,
 }
 
 /// The tools, in registration order, with a name index.
@@ -188,6 +189,7 @@ pub struct ToolRegistryBuilder {
     extensions: Extensions,
     max_concurrency: Option<usize>,
     max_output_bytes: Option<usize>,
+    caller: Option<Arc<dyn Caller>>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -199,6 +201,7 @@ impl Default for ToolRegistryBuilder {
             extensions: Extensions::new(),
             max_concurrency: None,
             max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
+            caller: None,
         }
     }
 }
@@ -250,6 +253,15 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Answers tools' log messages, questions ([elicitation](crate::ToolContext::elicit))
+    /// and [sampling](crate::ToolContext::sample) requests for calls that come without a
+    /// caller of their own ([`ToolCall::with_caller`]; an MCP server gives each call its
+    /// client). Without one, questions and sampling fail with a "not available" error.
+    pub fn caller(mut self, caller: impl Caller) -> Self {
+        self.caller = Some(Arc::new(caller));
+        self
+    }
+
     /// Results are passed on whatever their size.
     pub fn no_output_limit(mut self) -> Self {
         self.max_output_bytes = None;
@@ -266,6 +278,7 @@ impl ToolRegistryBuilder {
                 extensions: self.extensions,
                 max_concurrency: self.max_concurrency,
                 max_output_bytes: self.max_output_bytes,
+                caller: self.caller,
             },
             ToolTable::default(),
         )

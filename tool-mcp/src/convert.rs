@@ -34,7 +34,8 @@ pub(crate) fn tool_output(result: &CallToolResult) -> ToolOutput {
     }
 }
 
-fn content_part(part: &Value) -> Content {
+/// One MCP content block as ours.
+pub(crate) fn content_part(part: &Value) -> Content {
     let field = |name: &str| part.get(name).and_then(Value::as_str).map(str::to_owned);
     match part.get("type").and_then(Value::as_str) {
         Some("text") => Content::text(field("text").unwrap_or_default()),

@@ -4,23 +4,25 @@
 //! [`ToolRegistry::call`], so validation, timeouts, panic isolation and the audit log
 //! are the registry's. It only translates: definitions from [`Dialect::Mcp`], results
 //! through [`Dialect::tool_result`], the request's cancellation token and progress token
-//! into the call, and registry changes into `notifications/tools/list_changed`.
+//! into the call, and registry changes into `notifications/tools/list_changed`. Each call
+//! gets the client as its [`Caller`](tool_core::Caller) ([`ClientCaller`]), so a tool's
+//! log messages, questions and sampling requests reach the client.
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tool_core::{Dialect, Outcome, Progress, ProgressReporter, ToolCall, ToolChanges, ToolRegistry};
+use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry};
 
-use crate::convert;
+use crate::client_caller::{ClientCaller, SessionLogLevel};
+use crate::notify::Notifier;
+use crate::{caller_wire, convert};
 
 /// Serves the tools of a [`ToolRegistry`] to MCP clients.
 ///
@@ -54,6 +56,8 @@ pub struct McpHandler {
     /// the session ends), which ends the session's list-change watcher; otherwise every
     /// finished session would leave a task waiting for the next change.
     session: Arc<SessionEnd>,
+    /// The client's `logging/setLevel`, for every call of the session.
+    log_level: Arc<SessionLogLevel>,
 }
 
 /// Cancels its token on drop.
@@ -67,10 +71,12 @@ impl Drop for SessionEnd {
 
 impl McpHandler {
     /// A handler for `registry`, named `agent-tools` with this crate's version.
+    #[allow(deprecated)] // Logging: see `client_caller`.
     pub fn new(registry: ToolRegistry) -> Self {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_logging()
             .build();
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
@@ -79,6 +85,7 @@ impl McpHandler {
             registry,
             config: Arc::new(config),
             session: SessionEnd::new(),
+            log_level: Arc::default(),
         }
     }
 
@@ -99,6 +106,7 @@ impl McpHandler {
         Self {
             registry: self.registry.session(session_id),
             session: SessionEnd::new(),
+            log_level: Arc::default(),
             ..self.clone()
         }
     }
@@ -109,22 +117,28 @@ impl McpHandler {
     }
 
     /// The call for a `tools/call` request: the request id as call id, the request's
-    /// cancellation, and progress forwarded when the client asked for it.
+    /// cancellation, the client as its caller, and progress forwarded when the client
+    /// asked for it.
     fn tool_call(
         &self,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> (ToolCall, Option<ProgressForwarder>) {
+    ) -> (ToolCall, Notifier) {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(context.id.to_string(), request.name, arguments)
-            .with_cancellation(context.ct.clone());
-        match context.meta.get_progress_token() {
-            Some(token) => {
-                let (reporter, forwarder) = ProgressForwarder::start(context.peer.clone(), token);
-                (call.with_progress(reporter), Some(forwarder))
-            }
-            None => (call, None),
+        let notifier = Notifier::start(context.peer.clone());
+        let caller = ClientCaller::new(
+            context.peer.clone(),
+            context.id.clone(),
+            self.log_level.clone(),
+            notifier.sender(),
+        );
+        let mut call = ToolCall::new(context.id.to_string(), request.name, arguments)
+            .with_cancellation(context.ct.clone())
+            .with_caller(Arc::new(caller));
+        if let Some(token) = context.meta.get_progress_token() {
+            call = call.with_progress(notifier.progress_reporter(token));
         }
+        (call, notifier)
     }
 }
 
@@ -153,11 +167,9 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let (call, progress) = self.tool_call(request, &context);
+        let (call, notifier) = self.tool_call(request, &context);
         let result = self.registry.call(call).await;
-        if let Some(progress) = progress {
-            progress.finish().await;
-        }
+        notifier.finish().await;
         // The spec makes an unknown tool a protocol error; everything else the model can
         // act on (invalid arguments included) is an `isError` result.
         if result.outcome == Outcome::UnknownTool {
@@ -166,6 +178,19 @@ impl ServerHandler for McpHandler {
         convert::call_result(&result)
             .map(CallToolResponse::from)
             .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    }
+
+    /// Later log messages of the session's calls go out at `level` and above.
+    #[allow(deprecated)] // Logging: see `client_caller`.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = caller_wire::log_level(&request)
+            .ok_or_else(|| McpError::invalid_params("unknown logging level", None))?;
+        self.log_level.set(level);
+        Ok(())
     }
 
     /// Clients that connect with `initialize` (protocol versions before 2026-07-28) get
@@ -214,61 +239,4 @@ impl SessionEnd {
     fn new() -> Arc<Self> {
         Arc::new(Self(CancellationToken::new()))
     }
-}
-
-/// Forwards a call's progress reports as `notifications/progress`, in order. Reports are
-/// synchronous and notifications async, so a task drains a channel.
-struct ProgressForwarder {
-    done: CancellationToken,
-    task: JoinHandle<()>,
-}
-
-impl ProgressForwarder {
-    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> (ProgressReporter, Self) {
-        let (sender, mut receiver) = mpsc::unbounded_channel::<Progress>();
-        let done = CancellationToken::new();
-        let finished = done.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let progress = tokio::select! {
-                    biased;
-                    progress = receiver.recv() => progress,
-                    () = finished.cancelled() => receiver.try_recv().ok(),
-                };
-                let Some(progress) = progress else { break };
-                if peer
-                    .notify_progress(notification(&token, progress))
-                    .await
-                    .is_err()
-                {
-                    break; // The client is gone.
-                }
-            }
-        });
-        let reporter = ProgressReporter::new(move |progress| {
-            // After the call, reports have nowhere to go.
-            let _ = sender.send(progress);
-        });
-        (reporter, Self { done, task })
-    }
-
-    /// Sends what the call reported before its result goes out: a stateless HTTP
-    /// request's stream closes with the result, and later notifications would be lost.
-    /// A tool that keeps its reporter past the call cannot hold this up.
-    async fn finish(self) {
-        self.done.cancel();
-        // The task only ends by itself; a panic in it has already been reported.
-        let _ = self.task.await;
-    }
-}
-
-fn notification(token: &ProgressToken, progress: Progress) -> ProgressNotificationParam {
-    let mut param = ProgressNotificationParam::new(token.clone(), progress.progress);
-    if let Some(total) = progress.total {
-        param = param.with_total(total);
-    }
-    if let Some(message) = progress.message {
-        param = param.with_message(message);
-    }
-    param
 }

@@ -46,10 +46,13 @@
 
 #![warn(missing_docs)]
 
+mod caller_wire;
+mod client_caller;
 mod convert;
 mod handler;
 mod http_auth;
 mod mount;
+mod notify;
 mod serve;
 
 pub use handler::McpHandler;

@@ -12,25 +12,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
-    ProgressNotificationParam, ProtocolVersion, ServerNotification, ServerResult, SubscriptionFilter,
-    Tool as McpTool,
+    CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerNotification, ServerResult,
+    SubscriptionFilter, Tool as McpTool,
 };
 use rmcp::service::{
-    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError,
-    Subscription, SubscriptionEnd, serve_client_with_lifecycle_and_ct,
+    ClientInitializeError, Peer, PeerRequestOptions, RunningService, ServiceError, Subscription,
+    SubscriptionEnd, serve_client_with_lifecycle_and_ct,
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ClientLifecycleMode, RoleClient};
+use rmcp::{ClientLifecycleMode, RoleClient};
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tool_core::{ToolContext, ToolError, ToolOutput};
 
 use super::cancel::CancelOnDrop;
+use super::client::MountClient;
 use super::progress::ProgressRoutes;
+use super::requests::CallsInFlight;
 use super::{McpServer, MountError};
 use crate::convert;
 
@@ -51,6 +52,9 @@ pub(super) struct Connection {
     /// The server, as messages name it.
     name: String,
     timeout: Duration,
+    /// Speak the latest protocol version with `initialize` (see
+    /// [`MountOptions::prefer_initialize`](super::MountOptions::prefer_initialize)).
+    prefer_initialize: bool,
     /// The current session; the async lock makes concurrent callers wait for one
     /// reconnect instead of starting one each.
     current: tokio::sync::Mutex<Option<Arc<Session>>>,
@@ -130,11 +134,12 @@ enum Failure {
 }
 
 impl Connection {
-    pub(super) fn new(server: McpServer, timeout: Option<Duration>) -> Self {
+    pub(super) fn new(server: McpServer, timeout: Option<Duration>, prefer_initialize: bool) -> Self {
         Self {
             name: server.to_string(),
             server,
             timeout: timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+            prefer_initialize,
             current: tokio::sync::Mutex::new(None),
             list_changed: Arc::new(watch::Sender::new(0)),
             closed: CancellationToken::new(),
@@ -247,14 +252,19 @@ impl Connection {
     /// servers.
     async fn open(&self) -> Result<Session, ConnectError> {
         let progress = ProgressRoutes::default();
+        let calls = CallsInFlight::default();
         let client = MountClient {
             list_changed: self.list_changed.clone(),
             progress: progress.clone(),
+            calls: calls.clone(),
         };
         let stop = CancellationToken::new();
-        let lifecycle = ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::LATEST],
-            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        let lifecycle = match self.prefer_initialize {
+            true => ClientLifecycleMode::Initialize,
+            false => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::LATEST],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            },
         };
         let running = match &self.server {
             McpServer::Stdio(command) => {
@@ -286,7 +296,7 @@ impl Connection {
             ClientInitializeError::LegacyFallbackFailed { fallback, .. } => ConnectError::Handshake(fallback),
             error => ConnectError::Handshake(Box::new(error)),
         })?;
-        Ok(Session::start(running, stop, progress, self.list_changed.clone()).await)
+        Ok(Session::start(running, stop, progress, calls, self.list_changed.clone()).await)
     }
 
     /// Ends the current session and refuses new ones; waits a little for it to wind down.
@@ -311,6 +321,7 @@ struct Session {
     /// finish, new calls start a new session (which subscribes again).
     retired: CancellationToken,
     progress: ProgressRoutes,
+    calls: CallsInFlight,
 }
 
 impl Session {
@@ -321,6 +332,7 @@ impl Session {
         running: RunningService<RoleClient, MountClient>,
         stop: CancellationToken,
         progress: ProgressRoutes,
+        calls: CallsInFlight,
         list_changed: Arc<watch::Sender<u64>>,
     ) -> Self {
         let peer = running.peer().clone();
@@ -362,6 +374,7 @@ impl Session {
             ended,
             retired,
             progress,
+            calls,
         }
     }
 
@@ -397,6 +410,7 @@ impl Session {
             .await
             .map_err(|error| Failure::NotSent(describe(&error)))?;
         let _progress = self.progress.route(handle.progress_token.clone(), ctx.clone());
+        let _in_flight = self.calls.enter(handle.id.clone(), ctx.clone());
         let mut abandoned = CancelOnDrop {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
@@ -501,34 +515,6 @@ async fn follow_subscription(
 
 fn list_changed_filter() -> SubscriptionFilter {
     SubscriptionFilter::builder().tools_list_changed().build()
-}
-
-/// The client side of a session: notes `list_changed` and routes progress to calls.
-struct MountClient {
-    list_changed: Arc<watch::Sender<u64>>,
-    progress: ProgressRoutes,
-}
-
-impl ClientHandler for MountClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed
-            .send_modify(|version| *version = version.wrapping_add(1));
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.report(params);
-    }
 }
 
 /// Whether a request failed because the transport is broken (rather than the server

@@ -10,14 +10,18 @@
 //!   skipped);
 //! - [`progress`] and [`cancel`]: a call's progress reports and its cancellation,
 //!   carried between the caller and the remote request;
+//! - [`requests`]: the server's questions, sampling requests and log messages during a
+//!   call, passed to that call's caller;
 //! - [`follow`]: the background task that re-lists the tools on `list_changed` and swaps
 //!   them into the registry.
 
 mod cancel;
+mod client;
 mod connection;
 mod follow;
 mod progress;
 mod remote_tool;
+mod requests;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -178,6 +182,9 @@ pub struct MountOptions {
     /// request when it passes); also bounds connecting and listing. Without it, calls
     /// have the registry's default timeout and connecting is bounded by 30 seconds.
     pub timeout: Option<Duration>,
+    /// Connect with `initialize` (protocol 2025-11-25) even to servers that speak
+    /// 2026-07-28; see [`prefer_initialize`](Self::prefer_initialize).
+    pub prefer_initialize: bool,
 }
 
 impl MountOptions {
@@ -203,6 +210,16 @@ impl MountOptions {
         self.timeout = Some(timeout);
         self
     }
+
+    /// Connects with `initialize` (protocol 2025-11-25) even to a server that speaks
+    /// 2026-07-28. Protocol 2026-07-28 forbids a server to ask the client anything during
+    /// a call — questions and sampling become multi-round-trip results, which mounts do
+    /// not follow yet — so a server whose tools elicit or sample needs this; servers
+    /// that speak only 2025-11-25 or older (most today) are connected that way anyway.
+    pub fn prefer_initialize(mut self) -> Self {
+        self.prefer_initialize = true;
+        self
+    }
 }
 
 impl fmt::Debug for MountOptions {
@@ -211,6 +228,7 @@ impl fmt::Debug for MountOptions {
             .field("prefix", &self.prefix)
             .field("filter", &self.filter.as_ref().map(|_| "Fn(&str) -> bool"))
             .field("timeout", &self.timeout)
+            .field("prefer_initialize", &self.prefer_initialize)
             .finish()
     }
 }
@@ -316,7 +334,11 @@ async fn mount(
     options: MountOptions,
 ) -> Result<McpMount, MountError> {
     let name = server.to_string();
-    let connection = Arc::new(Connection::new(server, options.timeout));
+    let connection = Arc::new(Connection::new(
+        server,
+        options.timeout,
+        options.prefer_initialize,
+    ));
     // Subscribed before listing, so a change while we list is not missed.
     let remote_changes = connection.list_changes();
     let tools = connection

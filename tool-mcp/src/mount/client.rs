@@ -1,0 +1,72 @@
+//! [`MountClient`]: our side of a session with a mounted server, as rmcp calls it.
+
+// Sampling and logging are deprecated for MCP 2026-07-28 (SEP-2577); see `client_caller`.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
+use tokio::sync::watch;
+
+use super::progress::ProgressRoutes;
+use super::requests::{self, CallsInFlight};
+
+/// The client side of a session: notes `list_changed`, routes progress to calls, and
+/// passes the server's questions, sampling requests and log messages to the caller of
+/// the call in flight ([`requests`](super::requests)).
+pub(super) struct MountClient {
+    pub(super) list_changed: Arc<watch::Sender<u64>>,
+    pub(super) progress: ProgressRoutes,
+    pub(super) calls: CallsInFlight,
+}
+
+impl ClientHandler for MountClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            requests::capabilities(),
+            Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        requests::elicit(&self.calls, params, &context.extensions).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        requests::sample(&self.calls, &params, &context.extensions).await
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        context: NotificationContext<RoleClient>,
+    ) {
+        requests::log(&self.calls, &params, &context.extensions);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed
+            .send_modify(|version| *version = version.wrapping_add(1));
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(params);
+    }
+}

@@ -353,6 +353,45 @@ async fn remote_progress_reaches_the_caller() {
     assert_eq!(reports[0].message.as_deref(), Some("half way"));
 }
 
+/// A server that reports progress many times and answers at once: every report reaches
+/// the caller, in order, before the result (rmcp hands each notification to a task of its
+/// own, which used to reorder them and lose the last ones).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_progress_arrives_complete_and_in_order() {
+    const REPORTS: u32 = 300;
+    let remote = ToolRegistry::new();
+    let flood = DynamicTool::new(
+        "flood",
+        "Report progress, fast.",
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            for step in 1..=REPORTS {
+                ctx.report_progress(f64::from(step), Some(f64::from(REPORTS)), None);
+            }
+            Ok::<_, ToolError>("done")
+        },
+    );
+    remote.register(flood).unwrap();
+    let server = serve(&remote).await;
+    let local = ToolRegistry::new();
+    let _mount = mount(&local, &server).await;
+    for round in 0..3 {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let reporter =
+            ProgressReporter::new(move |progress: Progress| sink.lock().unwrap().push(progress.progress));
+        let call = ToolCall::new(format!("c{round}"), "r_flood", json!({})).with_progress(reporter);
+        let result = bounded(local.call(call)).await;
+        assert_eq!(result.text(), "done");
+        let seen = seen.lock().unwrap();
+        let expected: Vec<f64> = (1..=REPORTS).map(f64::from).collect();
+        assert_eq!(
+            *seen, expected,
+            "round {round}: complete and in order when the result came"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn follows_list_changed() {
     let (_seen, remote, server) = start_remote().await;

@@ -7,21 +7,20 @@ use std::sync::Arc;
 
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam,
+    Implementation,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
 use tokio::sync::watch;
 
-use super::progress::ProgressRoutes;
 use super::requests::{self, CallsInFlight};
 
-/// The client side of a session: notes `list_changed`, routes progress to calls, and
-/// passes the server's questions, sampling requests and log messages to the caller of
-/// the call in flight ([`requests`](super::requests)).
+/// The client side of a session: notes `list_changed` and passes the server's questions
+/// and sampling requests to the caller of the call in flight
+/// ([`requests`](super::requests)). Progress and log messages are taken off the
+/// transport before they get here ([`InOrder`](super::in_order::InOrder)).
 pub(super) struct MountClient {
     pub(super) list_changed: Arc<watch::Sender<u64>>,
-    pub(super) progress: ProgressRoutes,
     pub(super) calls: CallsInFlight,
 }
 
@@ -49,24 +48,8 @@ impl ClientHandler for MountClient {
         requests::sample(&self.calls, &params, &context.extensions).await
     }
 
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        context: NotificationContext<RoleClient>,
-    ) {
-        requests::log(&self.calls, &params, &context.extensions);
-    }
-
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed
             .send_modify(|version| *version = version.wrapping_add(1));
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.report(params);
     }
 }

@@ -30,6 +30,7 @@ use tool_core::{ToolContext, ToolError, ToolOutput};
 
 use super::cancel::CancelOnDrop;
 use super::client::MountClient;
+use super::in_order::InOrder;
 use super::progress::ProgressRoutes;
 use super::requests::CallsInFlight;
 use super::{McpServer, MountError};
@@ -255,7 +256,6 @@ impl Connection {
         let calls = CallsInFlight::default();
         let client = MountClient {
             list_changed: self.list_changed.clone(),
-            progress: progress.clone(),
             calls: calls.clone(),
         };
         let stop = CancellationToken::new();
@@ -271,6 +271,7 @@ impl Connection {
                 let (transport, _) = TokioChildProcess::builder(command.command())
                     .spawn()
                     .map_err(|error| ConnectError::Connect(Box::new(StartFailed(error))))?;
+                let transport = InOrder::new(transport, progress.clone(), calls.clone());
                 serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
             }
             McpServer::Http(endpoint) => {
@@ -284,6 +285,7 @@ impl Connection {
                 }
                 config.retry_config = Arc::new(retry);
                 let transport = StreamableHttpClientTransport::from_config(config);
+                let transport = InOrder::new(transport, progress.clone(), calls.clone());
                 serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
             }
         }

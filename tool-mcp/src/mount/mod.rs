@@ -9,7 +9,8 @@
 //! - [`remote_tool`]: one imported tool, and the import rules (prefix, filter, what is
 //!   skipped);
 //! - [`progress`] and [`cancel`]: a call's progress reports and its cancellation,
-//!   carried between the caller and the remote request;
+//!   carried between the caller and the remote request; [`in_order`] takes progress and
+//!   log messages off the transport so they arrive complete and in order;
 //! - [`requests`]: the server's questions, sampling requests and log messages during a
 //!   call, passed to that call's caller;
 //! - [`follow`]: the background task that re-lists the tools on `list_changed` and swaps
@@ -19,6 +20,7 @@ mod cancel;
 mod client;
 mod connection;
 mod follow;
+mod in_order;
 mod progress;
 mod remote_tool;
 mod requests;

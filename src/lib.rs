@@ -65,8 +65,10 @@
 //! - optionally **`&ToolContext`**: ids, cancellation, deadline, extensions, progress.
 //!
 //! It returns `T` or `Result<T, E>` where `T:` [`IntoToolOutput`] (`String`, `&str`, `()`,
-//! `serde_json::Value`, [`Json<T>`](Json), [`Image`], [`ToolOutput`]) and `E` implements
-//! `Display` or `Into<ToolError>`.
+//! `serde_json::Value`, [`Json<T>`](Json), [`Image`], [`Audio`], [`Content`], [`ToolOutput`])
+//! and `E` implements `Display` or `Into<ToolError>`. A [`ToolOutput`]'s parts are MCP's
+//! kinds (text, image, audio, embedded resource, resource link), each with optional
+//! [`ContentAnnotations`].
 //!
 //! Attributes: `name = "..."`, `title = "..."`, `description = "..."` (else the doc
 //! comment, which is required), `read_only`, `destructive`, `idempotent`, `open_world`,
@@ -92,7 +94,8 @@
 //! [`ToolRegistry::definitions`] renders the tools for OpenAI Chat and Responses,
 //! Anthropic, Gemini or MCP ([`Dialect`]), strict where the provider and the schema allow
 //! ([`DefinitionOptions`], [`Strict`]); [`Dialect::tool_result`] renders a call's result as
-//! that provider's message. Each dialect is a transformation of the one canonical schema;
+//! that provider's message, carrying what its format can and saying in text what it
+//! cannot (a part meant for the user only becomes a note). Each dialect is a transformation of the one canonical schema;
 //! see the `dialect` table in the README for what each changes.
 //!
 //! ## MCP

@@ -52,7 +52,9 @@ pub use dialect::{
 };
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chain};
-pub use output::{Content, Image, IntoToolOutput, Json, ResourceContents, ToolOutput};
+pub use output::{
+    Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
+};
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };

@@ -26,12 +26,15 @@ pub(super) fn limit_output(output: ToolOutput, max_bytes: usize) -> (ToolOutput,
         if kept + size <= max_bytes {
             kept += size;
             content.push(part);
-        } else if let Content::Text { text } = part
-            && kept < max_bytes
+        } else if let Content::Text { text, annotations } = part
+            && kept + (size - text.len()) < max_bytes
         {
-            let text = cut(text, max_bytes - kept);
-            kept += text.len();
-            content.push(Content::text(text));
+            // The annotations stay whole (they say who the text is for); the text
+            // takes what room is left after them.
+            let overhead = size - text.len();
+            let text = cut(text, max_bytes - kept - overhead);
+            kept += text.len() + overhead;
+            content.push(Content::Text { text, annotations });
         }
     }
     let structured = output
@@ -84,6 +87,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::{Audience, ContentAnnotations};
 
     #[test]
     fn outputs_that_fit_are_untouched() {
@@ -97,6 +101,7 @@ mod tests {
         let image = Content::Image {
             mime_type: "image/png".into(),
             data: "A".repeat(50),
+            annotations: None,
         };
         let output = ToolOutput::text("é".repeat(40)) // 80 bytes
             .with_content(image)
@@ -123,6 +128,7 @@ mod tests {
         let image = Content::Image {
             mime_type: "image/png".into(),
             data: "A".repeat(5000),
+            annotations: None,
         };
         let output = ToolOutput::text("caption")
             .with_content(image)
@@ -138,5 +144,33 @@ mod tests {
                 )
         );
         assert!(!limited.is_error);
+    }
+
+    #[test]
+    fn a_cut_text_keeps_its_annotations_and_links_that_do_not_fit_are_noted() {
+        let for_user = ContentAnnotations::new().audience([Audience::User]);
+        let annotations_len = r#"{"audience":["user"]}"#.len();
+        let output = ToolOutput {
+            content: vec![
+                Content::text("x".repeat(100)).with_annotations(for_user.clone()),
+                Content::resource_link("file:///big", "d".repeat(500)),
+            ],
+            ..ToolOutput::default()
+        };
+        let total = output.byte_len();
+        let (limited, size) = limit_output(output, 50);
+        assert_eq!(size, limited.byte_len());
+        assert_eq!(
+            limited.content[0],
+            Content::text("x".repeat(50 - annotations_len)).with_annotations(for_user)
+        );
+        assert_eq!(
+            limited.content[1],
+            Content::text(format!(
+                "[output cut at the registry's limit of 50 bytes: {} of {total} bytes left out]",
+                total - 50
+            ))
+        );
+        assert_eq!(limited.content.len(), 2);
     }
 }

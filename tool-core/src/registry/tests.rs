@@ -695,6 +695,49 @@ async fn unparseable_arguments_are_audited_as_text() {
     assert_eq!(audit.events()[0].arguments, json!("{not json"));
 }
 
+/// Audio, links and annotations pass through dispatch untouched; the audit log counts
+/// them in the output's size, and an error's text is its text parts.
+#[tokio::test]
+async fn every_kind_of_part_passes_through_and_is_measured() {
+    use crate::{Audience, Audio, Content, ContentAnnotations};
+
+    fn rich(is_error: bool) -> ToolOutput {
+        let for_user = ContentAnnotations::new().audience([Audience::User]).priority(1.0);
+        ToolOutput {
+            content: vec![
+                Content::text("see the link").with_annotations(for_user.clone()),
+                Content::from(Audio::wav(vec![0; 30])).with_annotations(for_user),
+                Content::resource_link("https://example.com/report.pdf", "report.pdf"),
+            ],
+            structured: None,
+            is_error,
+        }
+    }
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    for (name, is_error) in [("rich", false), ("rich_error", true)] {
+        registry
+            .register(DynamicTool::new(
+                name,
+                "Rich.",
+                json!({"type": "object"}),
+                move |_: Value, _: ToolContext| async move { Ok::<_, ToolError>(rich(is_error)) },
+            ))
+            .unwrap();
+    }
+    let ok = call(&registry, "rich", "{}").await;
+    assert_eq!(ok.output, rich(false));
+    let failed = call(&registry, "rich_error", "{}").await;
+    assert_eq!(failed.output, rich(true));
+    let mut events = audit.events();
+    events.sort_by(|a, b| a.tool.cmp(&b.tool));
+    let annotations = r#"{"audience":["user"],"priority":1.0}"#.len();
+    let expected = (12 + annotations) + (40 + annotations) + (30 + 10);
+    assert_eq!(rich(false).byte_len(), expected);
+    assert_eq!(events[0].output_bytes, expected);
+    assert_eq!(events[1].error.as_deref(), Some("see the link"));
+}
+
 #[tokio::test]
 async fn a_dropped_call_is_audited_as_cancelled() {
     let audit = MemoryAudit::new();

@@ -47,7 +47,7 @@ fn returned_image(output: &ToolOutput) -> Rgb {
         .content
         .iter()
         .find_map(|part| match part {
-            Content::Image { mime_type, data } if mime_type == "image/png" => Some(data),
+            Content::Image { mime_type, data, .. } if mime_type == "image/png" => Some(data),
             _ => None,
         })
         .expect("a PNG image part");

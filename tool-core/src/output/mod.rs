@@ -1,10 +1,18 @@
-//! What a tool returns: [`ToolOutput`], its [`Content`] parts, and [`IntoToolOutput`], the
-//! conversion from the types tool functions actually return.
+//! What a tool returns: [`ToolOutput`], its [`Content`] parts (with their
+//! [`ContentAnnotations`]), and [`IntoToolOutput`], the conversion from the types tool
+//! functions actually return.
 
-use base64::Engine as _;
+mod annotations;
+mod content;
+mod media;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use annotations::{Audience, ContentAnnotations};
+pub use content::{Content, ResourceContents};
+pub use media::{Audio, Image};
 
 /// The result of a tool: content parts for the model, optional structured data, and
 /// whether it is an error.
@@ -49,104 +57,31 @@ impl ToolOutput {
         self
     }
 
-    /// All text parts joined by newlines (images and resources are left out).
+    /// All text parts joined by newlines, whatever their audience (images, audio,
+    /// resources and resource links are left out).
     pub fn text_content(&self) -> String {
         let texts: Vec<&str> = self
             .content
             .iter()
             .filter_map(|part| match part {
-                Content::Text { text } => Some(text.as_str()),
+                Content::Text { text, .. } => Some(text.as_str()),
                 _ => None,
             })
             .collect();
         texts.join("\n")
     }
 
-    /// Approximate size in bytes: text, encoded data and structured JSON.
+    /// Approximate size in bytes: text, encoded data, resource links' strings,
+    /// annotations and structured JSON.
     pub fn byte_len(&self) -> usize {
         let content: usize = self.content.iter().map(Content::byte_len).sum();
         content + self.structured.as_ref().map_or(0, json_len)
     }
 }
 
-/// One part of a tool's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Content {
-    /// Plain text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image, base64-encoded.
-    Image {
-        /// e.g. `image/png`.
-        mime_type: String,
-        /// The image bytes in standard base64.
-        data: String,
-    },
-    /// A resource (a file, a document) embedded in the output.
-    Resource {
-        /// Where the resource lives, e.g. `file:///workspace/notes.md`.
-        uri: String,
-        /// Its media type, when known.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mime_type: Option<String>,
-        /// Its contents.
-        #[serde(flatten)]
-        contents: ResourceContents,
-    },
-}
-
-/// The contents of an embedded resource: text or binary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResourceContents {
-    /// UTF-8 text.
-    Text(String),
-    /// Binary data in standard base64.
-    Blob(String),
-}
-
-impl Content {
-    /// A text part.
-    pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into() }
-    }
-
-    /// A text resource.
-    pub fn text_resource(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
-        Content::Resource {
-            uri: uri.into(),
-            mime_type,
-            contents: ResourceContents::Text(text.into()),
-        }
-    }
-
-    /// A binary resource; the bytes are base64-encoded.
-    pub fn blob_resource(uri: impl Into<String>, mime_type: Option<String>, bytes: &[u8]) -> Self {
-        Content::Resource {
-            uri: uri.into(),
-            mime_type,
-            contents: ResourceContents::Blob(base64::engine::general_purpose::STANDARD.encode(bytes)),
-        }
-    }
-
-    /// Its size as [`ToolOutput::byte_len`] counts it.
-    pub(crate) fn byte_len(&self) -> usize {
-        match self {
-            Content::Text { text } => text.len(),
-            Content::Image { data, .. } => data.len(),
-            Content::Resource { contents, .. } => match contents {
-                ResourceContents::Text(text) | ResourceContents::Blob(text) => text.len(),
-            },
-        }
-    }
-}
-
 /// The length of `value` as compact JSON, counted without building the text (this runs
 /// for every call: the output limit and the audit log both measure outputs).
-pub(crate) fn json_len(value: &Value) -> usize {
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -158,50 +93,10 @@ pub(crate) fn json_len(value: &Value) -> usize {
         }
     }
     let mut counter = Counter(0);
-    // Writing a `Value` into a writer that never fails cannot fail.
+    // Our values (JSON, annotations) have string keys, and the writer never fails:
+    // serializing cannot fail.
     let _ = serde_json::to_writer(&mut counter, value);
     counter.0
-}
-
-/// An image a tool returns; becomes [`Content::Image`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Image {
-    mime_type: String,
-    data: Vec<u8>,
-}
-
-impl Image {
-    /// An image of the given media type from its encoded bytes.
-    pub fn new(mime_type: impl Into<String>, data: Vec<u8>) -> Self {
-        Self {
-            mime_type: mime_type.into(),
-            data,
-        }
-    }
-
-    /// A PNG image from its encoded bytes.
-    pub fn png(data: Vec<u8>) -> Self {
-        Self::new("image/png", data)
-    }
-
-    /// The media type.
-    pub fn mime_type(&self) -> &str {
-        &self.mime_type
-    }
-
-    /// The encoded bytes.
-    pub fn data(&self) -> &[u8] {
-        &self.data
-    }
-}
-
-impl From<Image> for Content {
-    fn from(image: Image) -> Self {
-        Content::Image {
-            mime_type: image.mime_type,
-            data: base64::engine::general_purpose::STANDARD.encode(&image.data),
-        }
-    }
 }
 
 /// Structured output: `Json(value)` returns `value` as JSON text *and* as structured content,
@@ -226,7 +121,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool output",
-    note = "return `String`, `&str`, `()`, `serde_json::Value`, `Json<T>` (T: Serialize + JsonSchema), `Image` or `ToolOutput`, or implement `IntoToolOutput` for `{Self}`",
+    note = "return `String`, `&str`, `()`, `serde_json::Value`, `Json<T>` (T: Serialize + JsonSchema), `Image`, `Audio`, `Content` or `ToolOutput`, or implement `IntoToolOutput` for `{Self}`",
     note = "to report failures, return `Result<{Self}, E>` where `E` implements `Display` or `Into<ToolError>`"
 )]
 pub trait IntoToolOutput {
@@ -271,15 +166,6 @@ impl IntoToolOutput for Value {
     }
 }
 
-impl IntoToolOutput for Image {
-    fn into_tool_output(self) -> ToolOutput {
-        ToolOutput {
-            content: vec![self.into()],
-            ..ToolOutput::default()
-        }
-    }
-}
-
 impl IntoToolOutput for Content {
     fn into_tool_output(self) -> ToolOutput {
         ToolOutput {
@@ -318,7 +204,17 @@ mod tests {
             image.content,
             vec![Content::Image {
                 mime_type: "image/png".into(),
-                data: "AQID".into()
+                data: "AQID".into(),
+                annotations: None
+            }]
+        );
+        let audio = Audio::new("audio/mpeg", vec![1, 2, 3]).into_tool_output();
+        assert_eq!(
+            audio.content,
+            vec![Content::Audio {
+                mime_type: "audio/mpeg".into(),
+                data: "AQID".into(),
+                annotations: None
             }]
         );
     }
@@ -336,10 +232,14 @@ mod tests {
 
     #[test]
     fn text_content_skips_non_text_parts() {
+        let for_user = ContentAnnotations::new().audience([Audience::User]);
         let output = ToolOutput::text("a")
             .with_content(Image::png(vec![0]).into())
-            .with_content(Content::text("b"));
+            .with_content(Audio::wav(vec![0]).into())
+            .with_content(Content::resource_link("file:///l", "l"))
+            .with_content(Content::text("b").with_annotations(for_user));
         assert_eq!(output.text_content(), "a\nb");
-        assert_eq!(output.byte_len(), 1 + 4 + 1);
+        let annotations = r#"{"audience":["user"]}"#.len();
+        assert_eq!(output.byte_len(), 1 + 4 + 4 + (9 + 1) + (1 + annotations));
     }
 }

@@ -202,3 +202,23 @@ async fn the_everything_servers_progress_arrives_complete_and_in_order() {
         "every step, in order, before the result"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_servers_resource_links_arrive_as_links() {
+    let client = serve_with_everything_mounted(Person::default()).await;
+    let result = call(&client, "ev_get-resource-links", json!({"count": 2})).await;
+    let parts = serde_json::to_value(&result.content).unwrap();
+    let links: Vec<&Value> = parts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|part| part["type"] == "resource_link")
+        .collect();
+    assert_eq!(links.len(), 2, "{parts}");
+    assert!(
+        links
+            .iter()
+            .all(|link| link["uri"].is_string() && link["name"].is_string()),
+        "{parts}"
+    );
+}

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve"
+    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp schema --dialect gemini\n\nWith --mount, another MCP server's tools join the built-in ones as NAME_<tool> for every\ncommand: listed, described, called and served through this registry's validation,\ntimeouts and audit log. The servers are unmounted (a child process is stopped) before\nthe command exits."
 )]
 pub(super) struct Cli {
     /// Options shared by all commands.
@@ -39,17 +39,27 @@ pub(super) struct GlobalArgs {
     /// `~/.local/share`, in `agent-tools/workspaces/<name>-<hash>/memory.db`).
     #[arg(long, global = true, value_name = "FILE")]
     pub memory_db: Option<PathBuf>,
+    /// Also take another MCP server's tools, prefixed `NAME_`: NAME=COMMAND (a command
+    /// line started as a child speaking stdio) or NAME=URL (streamable HTTP). Repeatable.
+    #[arg(long = "mount", global = true, value_name = "NAME=COMMAND|URL", value_parser = parse_mount)]
+    pub mounts: Vec<MountArg>,
+    /// Send `Authorization: Bearer $VAR` to the HTTP server mounted as NAME (for a
+    /// server started with `--token-env`).
+    #[arg(long = "mount-token-env", global = true, value_name = "NAME=VAR", value_parser = parse_mount_token)]
+    pub mount_tokens: Vec<MountToken>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(super) enum Command {
     /// List the tools: name, hints, and the first sentence of the description.
-    #[command(after_help = "Example:\n  agent-tools list")]
+    #[command(
+        after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)"
+    )]
     List,
     /// Print tool definitions as a JSON array, in a provider's format.
     #[command(
-        after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect gemini --tool read_file\n  agent-tools schema --dialect anthropic --strict always\n\nTools whose schema has no strict form, or that a provider cannot take as they are, are\nnamed on stderr with the reason."
+        after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect gemini --tool read_file\n  agent-tools schema --dialect anthropic --strict always\n  agent-tools --mount gh='github-mcp-server stdio' schema --dialect gemini\n\nstderr names each tool whose definition is not the preferred form, with the reason:\n  note:   a fallback the provider accepts (no strict form, so sent non-strict; Gemini's\n          parametersJsonSchema instead of parameters)\n  error:  the provider would reject the definition: the dialect could not express part\n          of the schema, or the definition breaks one of the provider's documented\n          rules (as agent_tools::testing's independent checkers restate them)\n\nExit status 1 when any definition printed has an error line, or, without --tool, when a\nmounted server offers a tool that could not be mounted at all (an invalid name, a schema\nthe registry cannot use: named on stderr as skipped). Otherwise 0."
     )]
     Schema {
         /// The provider format.
@@ -64,7 +74,7 @@ pub(super) enum Command {
     },
     /// Call one tool and print its text output (exit status 1 if the result is an error).
     #[command(
-        after_help = "Examples:\n  agent-tools call read_file '{\"path\": \"README.md\"}'\n  echo '{\"path\": \"README.md\"}' | agent-tools call read_file -\n  agent-tools call read_file '{\"path\": \"README.md\"}' --json"
+        after_help = "Examples:\n  agent-tools call read_file '{\"path\": \"README.md\"}'\n  echo '{\"path\": \"README.md\"}' | agent-tools call read_file -\n  agent-tools call read_file '{\"path\": \"README.md\"}' --json\n  agent-tools --mount git='uvx mcp-server-git' call git_git_status '{\"repo_path\": \".\"}'"
     )]
     Call {
         /// The tool's name.
@@ -89,14 +99,6 @@ pub(super) enum Command {
         /// can see). Needed to serve an address other than loopback.
         #[arg(long, value_name = "NAME", requires = "http")]
         token_env: Option<String>,
-        /// Also serve another MCP server's tools, prefixed `NAME_`: NAME=COMMAND (a
-        /// command line started as a child speaking stdio) or NAME=URL (streamable HTTP).
-        #[arg(long = "mount", value_name = "NAME=COMMAND", value_parser = parse_mount)]
-        mounts: Vec<MountArg>,
-        /// Send `Authorization: Bearer $VAR` to the HTTP server mounted as NAME (for a
-        /// server started with `--token-env`).
-        #[arg(long = "mount-token-env", value_name = "NAME=VAR", value_parser = parse_mount_token)]
-        mount_tokens: Vec<MountToken>,
     },
 }
 

@@ -1,5 +1,6 @@
 //! What each subcommand does once the registry is ready.
 
+use crate::testing::provider_rule_violations;
 use crate::{Definition, DefinitionOptions, Tool, ToolCall, ToolRegistry};
 
 use super::{CliError, Io};
@@ -42,14 +43,15 @@ fn hints(tool: &dyn Tool) -> Vec<&'static str> {
         .collect()
 }
 
-/// `schema`: the definitions as a pretty JSON array; what a dialect could not express
-/// goes to stderr.
+/// `schema`: the definitions as a pretty JSON array; what a dialect could not express,
+/// and what its provider would reject, goes to stderr. Returns how many definitions the
+/// provider would reject.
 pub(super) fn schema(
     registry: &ToolRegistry,
     options: DefinitionOptions,
     only: Option<&str>,
     io: &mut Io<'_>,
-) -> Result<(), CliError> {
+) -> Result<usize, CliError> {
     let rendered = match only {
         None => registry.rendered_definitions(options),
         Some(name) => {
@@ -59,29 +61,49 @@ pub(super) fn schema(
             subset.rendered_definitions(options)
         }
     };
+    let mut rejected = 0;
     for definition in &rendered {
-        report_issues(definition, options, io)?;
+        if report_issues(definition, options, io)? {
+            rejected += 1;
+        }
     }
     let values: Vec<&serde_json::Value> = rendered.iter().map(|definition| &definition.value).collect();
     let text = serde_json::to_string_pretty(&values)
         .map_err(|error| CliError(format!("cannot print definitions: {error}")))?;
-    writeln!(io.stdout, "{text}").map_err(CliError::output)
+    writeln!(io.stdout, "{text}").map_err(CliError::output)?;
+    Ok(rejected)
 }
 
-/// One stderr line per fallback (`note:`) and per problem (`warning:`).
+/// One stderr line per fallback (`note:`), per problem the dialect found and per
+/// provider rule the definition breaks (`error:`). Returns whether there was an error:
+/// the provider would reject the definition.
+///
+/// The rules are checked a second time, independently of the dialect code
+/// ([`provider_rule_violations`]), because a mounted server's schemas can be anything,
+/// not only what `#[tool]` generates and its tests check.
 fn report_issues(
     definition: &Definition,
     options: DefinitionOptions,
     io: &mut Io<'_>,
-) -> Result<(), CliError> {
+) -> Result<bool, CliError> {
     let name = definition_name(&definition.value);
     let dialect = options.dialect;
-    let notes = definition.fallbacks.iter().map(|issue| ("note", issue));
-    let warnings = definition.problems.iter().map(|issue| ("warning", issue));
-    for (level, issue) in notes.chain(warnings) {
+    let violations = provider_rule_violations(dialect, &definition.value);
+    let notes = definition
+        .fallbacks
+        .iter()
+        .map(|issue| ("note", issue.to_string()));
+    let problems = definition
+        .problems
+        .iter()
+        .map(|issue| ("error", issue.to_string()));
+    let broken = violations
+        .iter()
+        .map(|violation| ("error", format!("breaks a provider rule: {violation}")));
+    for (level, issue) in notes.chain(problems).chain(broken) {
         writeln!(io.stderr, "{level}: `{name}` ({dialect}): {issue}").map_err(CliError::output)?;
     }
-    Ok(())
+    Ok(!definition.problems.is_empty() || !violations.is_empty())
 }
 
 /// The tool name in any dialect's shape.
@@ -143,4 +165,46 @@ pub(super) async fn call(
         }
     }
     Ok(result.is_error())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Dialect, ToolSpec};
+
+    use super::*;
+
+    fn report(definition: &Definition, options: DefinitionOptions) -> (bool, String) {
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let mut io = Io {
+            stdin: &mut "".as_bytes(),
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        };
+        let rejected = report_issues(definition, options, &mut io).unwrap();
+        (rejected, String::from_utf8(stderr).unwrap())
+    }
+
+    /// A definition the dialect saw no problem in can still break a provider's rule (a
+    /// mounted server's schemas are not what `#[tool]` makes); the independent checkers
+    /// catch it.
+    #[test]
+    fn a_broken_provider_rule_is_a_rejection_even_when_the_dialect_saw_none() {
+        let spec = ToolSpec::new(
+            "hello",
+            "Say hello.",
+            serde_json::json!({"type": "object", "properties": {"who": {"type": "string"}}}),
+        );
+        let options = DefinitionOptions::new(Dialect::Gemini);
+        let mut definition = options.render(&spec);
+        assert_eq!(report(&definition, options), (false, String::new()));
+
+        definition.value["parameters"]["properties"]["who"]["const"] = "you".into();
+        assert!(definition.problems.is_empty());
+        let (rejected, stderr) = report(&definition, options);
+        assert!(rejected, "{stderr}");
+        assert!(
+            stderr.starts_with("error: `hello` (gemini): breaks a provider rule: parameters/properties/who"),
+            "{stderr}"
+        );
+    }
 }

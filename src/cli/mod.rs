@@ -20,12 +20,18 @@
 //! # }
 //! ```
 //!
-//! Exit status: 0 on success, 1 when the tool call's result is an error, 2 for usage and
-//! configuration errors, which are reported as one line on stderr.
+//! `--mount NAME=COMMAND|URL` adds another MCP server's tools (as `NAME_<tool>`) for any
+//! subcommand; the servers are unmounted, a child process stopped, before `run` returns.
+//!
+//! Exit status: 0 on success; 1 when `call`'s result is an error, or when `schema` prints
+//! a definition its provider would reject (see `schema --help`); 2 for usage and
+//! configuration errors (a server that cannot be mounted among them), which are reported
+//! as one line on stderr.
 
 mod args;
 mod commands;
 mod config;
+mod mounts;
 mod serve;
 
 use std::ffi::OsString;
@@ -37,13 +43,15 @@ use clap::Parser as _;
 
 use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use config::{Config, ConfigError};
+use mounts::Announce;
 
 use crate::builtin_tools::Workspace;
 use crate::{DefinitionOptions, JsonlAudit, ToolRegistry};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
-/// Exit status: the tool call returned an error result.
+/// Exit status: the tool call returned an error result (`call`), or a provider would
+/// reject a definition printed (`schema`).
 pub const EXIT_TOOL_ERROR: u8 = 1;
 /// Exit status: bad usage or configuration.
 pub const EXIT_USAGE: u8 = 2;
@@ -198,14 +206,28 @@ where
     let audit = open_audit(&cli.global, &settings)?;
     let registry = build_registry(&settings, audit.clone())?;
     setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error)))?;
-    let status = run_command(&cli.command, registry, io).await;
+    let announce = match cli.command {
+        Command::Serve { .. } => Announce::Counts,
+        _ => Announce::SkippedOnly,
+    };
+    let global = &cli.global;
+    let mounted = mounts::mount_all(&registry, &global.mounts, &global.mount_tokens, announce, io).await?;
+    let status = run_command(&cli.command, registry, mounted.skipped(), io).await;
+    // Whatever the command's outcome: a child server must not outlive us.
+    mounted.unmount().await;
     if let Some(audit) = audit {
         report_audit_failures(&audit, io);
     }
     status
 }
 
-async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>) -> Result<u8, CliError> {
+/// Runs the subcommand; `skipped` is how many mounted tools could not be mounted.
+async fn run_command(
+    command: &Command,
+    registry: ToolRegistry,
+    skipped: usize,
+    io: &mut Io<'_>,
+) -> Result<u8, CliError> {
     match command {
         Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
         Command::Schema {
@@ -214,7 +236,14 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
             tool,
         } => {
             let options = DefinitionOptions::new((*dialect).into()).strict((*strict).into());
-            commands::schema(&registry, options, tool.as_deref(), io).map(|()| EXIT_OK)
+            let rejected = commands::schema(&registry, options, tool.as_deref(), io)?;
+            // Without `--tool`, the question is whether all the tools reach the provider.
+            let unmounted = tool.is_none() && skipped > 0;
+            Ok(if rejected > 0 || unmounted {
+                EXIT_TOOL_ERROR
+            } else {
+                EXIT_OK
+            })
         }
         Command::Call {
             name,
@@ -224,19 +253,12 @@ async fn run_command(command: &Command, registry: ToolRegistry, io: &mut Io<'_>)
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
-        Command::Serve {
-            http,
-            token_env,
-            mounts,
-            mount_tokens,
-        } => {
+        Command::Serve { http, token_env } => {
             let http = http.as_deref().map(|addr| serve::Http {
                 addr,
                 token_env: token_env.as_deref(),
             });
-            serve::serve(registry, http, mounts, mount_tokens, io)
-                .await
-                .map(|()| EXIT_OK)
+            serve::serve(registry, http, io).await.map(|()| EXIT_OK)
         }
     }
 }
@@ -296,4 +318,18 @@ fn report_audit_failures(audit: &JsonlAudit, io: &mut Io<'_>) {
             "agent-tools: warning: {failed} audit event(s) could not be written to {path}"
         );
     }
+}
+
+/// The non-empty token in `$var`, for the option `flag`.
+fn env_token(var: &str, flag: &str) -> Result<String, CliError> {
+    match std::env::var(var) {
+        Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+        _ => Err(CliError(format!("{flag}: ${var} is not set or empty"))),
+    }
+}
+
+/// A progress line on stderr; stdout may be the protocol.
+fn status(io: &mut Io<'_>, message: &str) {
+    // A closed stderr leaves nothing to report to, and must not stop serving.
+    let _ = writeln!(io.stderr, "agent-tools: {message}");
 }

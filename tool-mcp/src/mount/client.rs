@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Implementation,
+    Implementation, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
@@ -25,11 +25,16 @@ pub(super) struct MountClient {
 }
 
 impl ClientHandler for MountClient {
+    /// The version offered is the one of `initialize` (rmcp's default, 2026-07-28, is
+    /// negotiated with `server/discover` instead and has no `initialize`): a mount that
+    /// connects with `initialize` speaks 2025-11-25, as
+    /// [`prefer_initialize`](super::MountOptions::prefer_initialize) promises.
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             requests::capabilities(),
             Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn create_elicitation(

@@ -12,18 +12,32 @@
 //!
 //! Each tool is what one scenario calls, under the name and with the output the suite's
 //! text asks for. Tools of a server are usually methods of one `#[toolset]` on the state
-//! they share; here they share nothing, so the set is a unit struct.
+//! they share; here they share nothing, so the set is a unit struct. The tools that talk
+//! to the client while they run — progress, log messages, questions for the user
+//! (elicitation), a request for the client's model (sampling) — do it through their
+//! [`ToolContext`], which the MCP server connects to the client of the call.
+//!
+//! One scenario's tool is missing: `server-sse-polling` calls `test_reconnection`, which
+//! must close its own call's event stream before answering (so that the client resumes
+//! with `Last-Event-ID`), and a tool has no handle on the HTTP stream it is answered on.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tools::mcp::McpHandler;
-use agent_tools::serde_json::{Value, json};
-use agent_tools::{Content, DynamicTool, ToolContext, ToolError, ToolOutput, ToolRegistry, toolset};
+use agent_tools::serde_json::{self, Value, json};
+use agent_tools::{
+    Audio, Content, DynamicTool, Elicited, Image, LogLevel, SamplingMessage, SamplingRequest, ToolContext,
+    ToolError, ToolOutput, ToolRegistry, toolset,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// A 1×1 red PNG, base64-encoded: the smallest image the image scenarios accept.
-const RED_PIXEL_PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A 1×1 red PNG: the smallest image the image scenarios accept.
+const RED_PIXEL_PNG: &[u8] = include_bytes!("assets/red_pixel.png");
+
+/// A WAV file of one silent sample.
+const ONE_SAMPLE_WAV: &[u8] = include_bytes!("assets/one_sample.wav");
 
 /// The time between the steps of the tools that report as they go, so that a client sees
 /// the reports arrive one by one while the call runs.
@@ -42,8 +56,14 @@ impl ConformanceTools {
 
     /// Tests image content response.
     #[tool(read_only)]
-    async fn test_image_content(&self) -> Content {
-        red_pixel()
+    async fn test_image_content(&self) -> Image {
+        Image::png(RED_PIXEL_PNG.to_vec())
+    }
+
+    /// Tests audio content response.
+    #[tool(read_only)]
+    async fn test_audio_content(&self) -> Audio {
+        Audio::wav(ONE_SAMPLE_WAV.to_vec())
     }
 
     /// Tests embedded resource content response.
@@ -61,7 +81,7 @@ impl ConformanceTools {
     async fn test_multiple_content_types(&self) -> ToolOutput {
         let resource = json!({"test": "data", "value": 123}).to_string();
         ToolOutput::text("Multiple content types test:")
-            .with_content(red_pixel())
+            .with_content(Image::png(RED_PIXEL_PNG.to_vec()).into())
             .with_content(Content::text_resource(
                 "test://mixed-content-resource",
                 Some("application/json".to_owned()),
@@ -93,13 +113,178 @@ impl ConformanceTools {
         }
         Ok("Progress reported: 0, 50 and 100 of 100".to_owned())
     }
+
+    /// Tests tool that emits log messages during execution.
+    #[tool(read_only)]
+    async fn test_tool_with_logging(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        // Each becomes a `notifications/message` to the client, unless the client's
+        // `logging/setLevel` asked for less than `info`.
+        ctx.log(LogLevel::Info, "Tool execution started");
+        pause(ctx).await?;
+        ctx.log(LogLevel::Info, "Tool processing data");
+        pause(ctx).await?;
+        ctx.log(LogLevel::Info, "Tool execution completed");
+        Ok("Tool with logging executed successfully".to_owned())
+    }
+
+    /// Tests server-initiated sampling (LLM completion request).
+    #[tool(read_only)]
+    async fn test_sampling(
+        &self,
+        ctx: &ToolContext,
+        /// The prompt to send to the LLM.
+        prompt: String,
+    ) -> Result<String, ToolError> {
+        // `?` turns a client that cannot sample into an error result that says so.
+        let request = SamplingRequest::new(vec![SamplingMessage::user(prompt)], 100);
+        let response = ctx.sample(request).await?;
+        Ok(format!("LLM response: {}", response.text()))
+    }
+
+    /// Tests server-initiated elicitation (user input request).
+    #[tool(read_only)]
+    async fn test_elicitation(
+        &self,
+        ctx: &ToolContext,
+        /// The message to show the user.
+        message: String,
+    ) -> Result<String, ToolError> {
+        let answer = ctx.elicit::<UserInfo>(message).await?;
+        Ok(format!("User response: {}", describe(&answer)))
+    }
+
+    /// Tests elicitation with default values for every primitive type (SEP-1034).
+    #[tool(read_only)]
+    async fn test_elicitation_sep1034_defaults(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let answer = ctx.elicit::<Profile>("Please review your profile").await?;
+        Ok(format!("Elicitation completed: {}", describe(&answer)))
+    }
+
+    /// Tests elicitation with every enum shape (SEP-1330).
+    #[tool(read_only)]
+    async fn test_elicitation_sep1330_enums(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let answer = ctx.elicit::<Choices>("Please choose").await?;
+        Ok(format!("Elicitation completed: {}", describe(&answer)))
+    }
 }
 
-/// The suite's image, as an image content part.
-fn red_pixel() -> Content {
-    Content::Image {
-        mime_type: "image/png".to_owned(),
-        data: RED_PIXEL_PNG.to_owned(),
+// The forms of the elicitation tools. `ctx.elicit::<T>` sends the form schemars derives
+// from `T` — doc comments become descriptions, `#[serde(default)]` values defaults — and
+// deserializes the user's answer into `T`.
+
+/// `test_elicitation`'s form.
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// SEP-1034: a default for each primitive type, shown pre-filled.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(default)]
+struct Profile {
+    /// User name
+    name: String,
+    /// User age
+    age: i64,
+    /// User score
+    score: f64,
+    /// User status
+    status: Status,
+    /// Verification status
+    verified: bool,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Self {
+            name: "John Doe".to_owned(),
+            age: 30,
+            score: 95.5,
+            status: Status::Active,
+            verified: true,
+        }
+    }
+}
+
+/// An untitled enum: its values are all the user sees.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// SEP-1330: the five shapes of a choice.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Choices {
+    /// Untitled single-select
+    untitled_single: Plain,
+    /// Titled single-select
+    titled_single: TitledOption,
+    /// Legacy titled single-select
+    legacy_enum: Legacy,
+    /// Untitled multi-select
+    untitled_multi: Vec<Plain>,
+    /// Titled multi-select
+    titled_multi: Vec<TitledChoice>,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Plain {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// A documented variant's doc comment is the title the user sees.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum TitledOption {
+    /// First Option
+    Value1,
+    /// Second Option
+    Value2,
+    /// Third Option
+    Value3,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum TitledChoice {
+    /// First Choice
+    Value1,
+    /// Second Choice
+    Value2,
+    /// Third Choice
+    Value3,
+}
+
+/// Titles the older way, `enumNames` beside `enum`, which clients that predate SEP-1330
+/// show.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+/// An answer as the suite's texts write it: `action=accept, content={…}`.
+fn describe<T: Serialize>(answer: &Elicited<T>) -> String {
+    match answer {
+        Elicited::Accepted(content) => {
+            let content = serde_json::to_string(content).unwrap_or_default();
+            format!("action=accept, content={content}")
+        }
+        Elicited::Declined => "action=decline".to_owned(),
+        Elicited::Cancelled => "action=cancel".to_owned(),
     }
 }
 

@@ -11,12 +11,17 @@
 //! and checks what the server saw. `scripts/conformance` builds it and runs the client
 //! scenarios. Mounting is the handshake and `tools/list`; then each scenario calls the
 //! tool its server offers. The exit status is non-zero when mounting or the call fails.
+//!
+//! A mounted tool's server may ask the user something while the call runs
+//! (elicitation); the mount passes the question to the registry's [`Caller`], the
+//! application's side of the conversation. Here nobody is at the keyboard, so the caller
+//! accepts every form as it is offered, with its defaults.
 
 use std::process::ExitCode;
 
 use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
-use agent_tools::serde_json::{Value, json};
-use agent_tools::{ToolCall, ToolRegistry};
+use agent_tools::serde_json::{Map, Value, json};
+use agent_tools::{BoxFuture, Caller, CallerError, ElicitRequest, ElicitResponse, ToolCall, ToolRegistry};
 
 /// The tool each client scenario's server offers, and the arguments to call it with;
 /// `None` for scenarios that only check the handshake.
@@ -34,11 +39,43 @@ fn scenario_call(scenario: &str) -> Result<Option<(&'static str, Value)>, String
     })
 }
 
+/// Answers questions as a user who presses OK: every form accepted with its defaults.
+struct AcceptDefaults;
+
+impl Caller for AcceptDefaults {
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+        Box::pin(async move {
+            match request {
+                ElicitRequest::Form { requested_schema, .. } => {
+                    Ok(ElicitResponse::accept(defaults(&requested_schema)))
+                }
+                other => Err(CallerError::not_available(format!(
+                    "answer `{}` without a user",
+                    other.message()
+                ))),
+            }
+        })
+    }
+}
+
+/// The `default` of each property of a form (SEP-1034), by property name.
+fn defaults(form: &Value) -> Map<String, Value> {
+    let properties = form.get("properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, property)| Some((name.clone(), property.get("default")?.clone())))
+        .collect()
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
     let call = scenario_call(scenario)?;
-    let registry = ToolRegistry::new();
+    let registry = ToolRegistry::builder().caller(AcceptDefaults).build();
+    // The suite's servers speak protocol 2025-11-25, whose handshake is `initialize`
+    // (they answer the `server/discover` of 2026-07-28 with an empty result, which does
+    // not read as "unknown method"); it also lets servers ask questions during a call.
     let mount = registry
-        .mount_mcp(McpServer::http(url), MountOptions::new())
+        .mount_mcp(McpServer::http(url), MountOptions::new().prefer_initialize())
         .await
         .map_err(|error| error.to_string())?;
     eprintln!("mounted {} tools: {:?}", mount.server(), mount.tool_names());

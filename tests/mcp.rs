@@ -688,3 +688,30 @@ async fn a_hundred_concurrent_calls_over_http_all_succeed_and_are_audited() {
     assert_eq!(audited.len(), expected.len());
     assert_eq!(audited, expected);
 }
+
+/// `serve` reads its stdin on Tokio's pipe driver when it is a pipe; a stdin that is a
+/// regular file (a recorded session replayed) takes the blocking path instead, and is
+/// served to its end all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_a_stdin_that_is_a_file_and_exits_at_its_end() {
+    let workspace = tempfile::tempdir().unwrap();
+    let session = workspace.path().join("session.jsonl");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "file", "version": "1"}}});
+    std::fs::write(&session, format!("{initialize}\n")).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .arg("--workspace")
+        .arg(workspace.path())
+        .arg("serve")
+        .stdin(std::fs::File::open(&session).unwrap())
+        .stderr(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(30), output)
+        .await
+        .expect("serve exits at the end of its stdin")
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let answer: Value = serde_json::from_slice(output.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+}

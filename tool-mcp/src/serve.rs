@@ -67,9 +67,14 @@ pub async fn serve_http(registry: ToolRegistry, addr: impl ToSocketAddrs) -> Res
 
 impl McpHandler {
     /// Serves over the process's stdin and stdout until the client closes them.
+    ///
+    /// When both are pipes (as MCP clients start servers) they are read and written on
+    /// Tokio's IO driver, not its blocking pool, which saves a thread hand-off per
+    /// message; other streams (a file, a terminal) fall back to the blocking handles.
+    /// Needs a runtime with IO enabled (`enable_all`).
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(rmcp::transport::stdio_pipes())
             .await
             .map_err(|error| ServeError::Handshake(Box::new(error)))?;
         running.waiting().await.map(drop).map_err(ServeError::Stopped)

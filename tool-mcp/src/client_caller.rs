@@ -25,14 +25,13 @@ use rmcp::model::{
     ServerRequest,
 };
 use rmcp::service::{ElicitationMode, OriginatingRequestId, Peer};
-use tokio::sync::mpsc;
 use tool_core::{
     BoxFuture, Caller, CallerError, ElicitRequest, ElicitResponse, LogLevel, LogMessage, SamplingRequest,
     SamplingResponse,
 };
 
 use crate::caller_wire;
-use crate::notify::Outgoing;
+use crate::notify::{NotificationQueue, Outgoing};
 
 /// The least severe level a session's client wants, shared by its calls.
 #[derive(Debug, Default)]
@@ -60,7 +59,7 @@ pub(crate) struct ClientCaller {
     peer: Peer<RoleServer>,
     request_id: RequestId,
     log_level: Arc<SessionLogLevel>,
-    notifications: mpsc::UnboundedSender<Outgoing>,
+    notifications: NotificationQueue,
 }
 
 impl ClientCaller {
@@ -70,7 +69,7 @@ impl ClientCaller {
         peer: Peer<RoleServer>,
         request_id: RequestId,
         log_level: Arc<SessionLogLevel>,
-        notifications: mpsc::UnboundedSender<Outgoing>,
+        notifications: NotificationQueue,
     ) -> Self {
         Self {
             peer,
@@ -142,8 +141,7 @@ impl Caller for ClientCaller {
             return;
         }
         if let Some(notification) = caller_wire::log_notification(message) {
-            // After the call, messages have nowhere to go.
-            let _ = self.notifications.send(Outgoing::Log(notification));
+            self.notifications.send(Outgoing::Log(notification));
         }
     }
 

@@ -125,12 +125,12 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> (ToolCall, Notifier) {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let notifier = Notifier::start(context.peer.clone());
+        let notifier = Notifier::new(context.peer.clone());
         let caller = ClientCaller::new(
             context.peer.clone(),
             context.id.clone(),
             self.log_level.clone(),
-            notifier.sender(),
+            notifier.queue(),
         );
         let mut call = ToolCall::new(context.id.to_string(), request.name, arguments)
             .with_cancellation(context.ct.clone())

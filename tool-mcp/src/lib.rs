@@ -54,6 +54,7 @@ mod http_auth;
 mod mount;
 mod notify;
 mod serve;
+mod stdio;
 
 pub use handler::McpHandler;
 pub use http_auth::HttpOptions;

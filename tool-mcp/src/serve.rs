@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -13,6 +14,9 @@ use tool_core::ToolRegistry;
 
 use crate::McpHandler;
 use crate::http_auth::{self, HttpOptions};
+#[cfg(unix)]
+use crate::stdio::SocketPair;
+use crate::stdio::Stdio;
 
 /// The path of the MCP endpoint [`serve_http`] serves.
 pub const HTTP_ENDPOINT: &str = "/mcp";
@@ -68,13 +72,32 @@ pub async fn serve_http(registry: ToolRegistry, addr: impl ToSocketAddrs) -> Res
 impl McpHandler {
     /// Serves over the process's stdin and stdout until the client closes them.
     ///
-    /// When both are pipes (as MCP clients start servers) they are read and written on
-    /// Tokio's IO driver, not its blocking pool, which saves a thread hand-off per
-    /// message; other streams (a file, a terminal) fall back to the blocking handles.
-    /// Needs a runtime with IO enabled (`enable_all`).
+    /// Pipes and Unix socket pairs (how MCP clients start a server) are read and written
+    /// on Tokio's IO driver, not its blocking pool, which saves a thread hand-off per
+    /// message; other files (a terminal, a regular file) go through the blocking handles.
+    /// When stdin and stdout are Unix sockets, they are non-blocking for the whole process
+    /// while this runs: nothing else should use them meanwhile (child processes should not
+    /// inherit them). Needs a runtime with IO enabled (`enable_all`).
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        match Stdio::open() {
+            Stdio::Rmcp(read, write) => self.serve_streams(read, write).await,
+            #[cfg(unix)]
+            Stdio::Sockets(SocketPair { read, write, restore }) => {
+                let served = self.serve_streams(read, write).await;
+                drop(restore);
+                served
+            }
+        }
+    }
+
+    /// Serves one session over a pair of byte streams until it ends.
+    async fn serve_streams<R, W>(self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
         let running = self
-            .serve(rmcp::transport::stdio_pipes())
+            .serve((read, write))
             .await
             .map_err(|error| ServeError::Handshake(Box::new(error)))?;
         running.waiting().await.map(drop).map_err(ServeError::Stopped)

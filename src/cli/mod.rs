@@ -32,6 +32,7 @@ mod args;
 mod commands;
 mod config;
 mod mounts;
+mod runtime;
 mod serve;
 
 use std::ffi::OsString;
@@ -95,25 +96,45 @@ impl CliError {
 
 /// The binary's entry point: the built-in tools over the process's streams.
 pub fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    main_with(|registry, settings| register_builtins(registry, settings).map_err(Into::into))
+}
+
+/// The command line over the tools `setup` registers, on the process's arguments and
+/// streams, in the async runtime the binary uses: a `main` for an application that ships
+/// this command line over its own tools (use [`run`] from inside a runtime of its own).
+///
+/// ```no_run
+/// # fn register_my_tools(_: &agent_tools::ToolRegistry) {}
+/// fn main() -> std::process::ExitCode {
+///     agent_tools::cli::main_with(|registry, _settings| {
+///         register_my_tools(registry);
+///         Ok(())
+///     })
+/// }
+/// ```
+pub fn main_with<F>(setup: F) -> ExitCode
+where
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut stdin = std::io::stdin();
+    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+    let mut io = Io {
+        stdin: &mut stdin,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+    };
+    let cli = match Cli::try_parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(error) => return ExitCode::from(print_clap_error(&error, &mut io)),
+    };
+    let runtime = match runtime::for_command(&cli.command) {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("agent-tools: cannot start the async runtime: {error}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let mut stdin = std::io::stdin();
-    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
-    let io = Io {
-        stdin: &mut stdin,
-        stdout: &mut stdout,
-        stderr: &mut stderr,
-    };
-    let setup = |registry: &ToolRegistry, settings: &Settings| {
-        register_builtins(registry, settings).map_err(Into::into)
-    };
-    let status = runtime.block_on(run(std::env::args_os(), setup, io));
-    ExitCode::from(status)
+    ExitCode::from(runtime.block_on(run_parsed(cli, setup, io)))
 }
 
 /// The built-in tools the binary serves, over `--workspace`, as the `--config` sections
@@ -169,10 +190,17 @@ where
     T: Into<OsString> + Clone,
     F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(error) => return print_clap_error(&error, &mut io),
-    };
+    match Cli::try_parse_from(args) {
+        Ok(cli) => run_parsed(cli, setup, io).await,
+        Err(error) => print_clap_error(&error, &mut io),
+    }
+}
+
+/// [`run`] once the arguments are parsed.
+async fn run_parsed<F>(cli: Cli, setup: F, mut io: Io<'_>) -> u8
+where
+    F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
+{
     match execute(cli, setup, &mut io).await {
         Ok(status) => status,
         Err(CliError(message)) => {

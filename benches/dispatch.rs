@@ -4,12 +4,15 @@
 //! and output conversion — against `direct`, the same tool function called on arguments
 //! deserialized with serde_json, which is the floor any framework starts from.
 //!
+//! `call_policy_50` is `call` on a registry with a 50-rule [`Policy`] (five rules about
+//! this tool's arguments), which lets the call run.
+//!
 //! `invalid_5` is a call with five argument errors, the message a model gets included,
 //! against `jsonschema_5`: the `jsonschema` crate only collecting the same five errors.
 
 use std::hint::black_box;
 
-use agent_tools::{AuditEvent, AuditSink, ToolCall, ToolRegistry, tool};
+use agent_tools::{AuditEvent, AuditSink, Policy, PolicyMode, ToolCall, ToolRegistry, tool};
 use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -83,6 +86,25 @@ async fn schedule(args: ScheduleArgs) -> String {
 const FIVE_ERRORS: &str =
     r#"{"title": 7, "minutes": 1000, "attendees": ["ann", 3], "notify": "yes", "room": "huge"}"#;
 
+/// A policy of 50 rules as a coding agent might have: most about other tools, five about
+/// `lookup`'s arguments (one allows this call, after four that do not apply).
+fn fifty_rules() -> Policy {
+    let mut policy = Policy::builder().mode(PolicyMode::Default);
+    for i in 0..15 {
+        policy = policy
+            .deny(format!("exec(command: rm -rf /{i}*)"))
+            .ask(format!("github_{i}_*"))
+            .allow(format!("write_file(path: src/{i}/**)"));
+    }
+    policy = policy
+        .deny("lookup(key: secret:*)")
+        .deny("lookup(key: admin:*)")
+        .ask("lookup(key: billing:*)")
+        .allow("lookup(key: team:*)")
+        .allow("lookup(key: user:*)");
+    policy.build().expect("valid rules")
+}
+
 fn dispatch(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -106,6 +128,17 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("call_audited", |b| {
         b.to_async(&runtime).iter(|| async {
             let result = audited.call(ToolCall::new("call_1", "lookup", ARGUMENTS)).await;
+            black_box(result)
+        });
+    });
+
+    let governed = ToolRegistry::builder().policy(fifty_rules()).build();
+    governed.register(LookupTool).expect("registers");
+    let result = runtime.block_on(governed.call(ToolCall::new("call_1", "lookup", ARGUMENTS)));
+    assert!(!result.is_error(), "the policy lets it run: {}", result.text());
+    group.bench_function("call_policy_50", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = governed.call(ToolCall::new("call_1", "lookup", ARGUMENTS)).await;
             black_box(result)
         });
     });

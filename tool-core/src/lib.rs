@@ -29,6 +29,7 @@ mod dialect;
 mod dynamic;
 mod error;
 mod output;
+mod policy;
 mod registry;
 pub mod schema;
 pub mod secrets;
@@ -55,6 +56,7 @@ pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chai
 pub use output::{
     Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
 };
+pub use policy::{Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, ToolVerdict};
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };

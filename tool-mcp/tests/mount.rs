@@ -752,3 +752,37 @@ async fn a_bearer_token_guards_an_http_server() {
     );
     mount.unmount().await;
 }
+
+/// The local registry's policy governs mounted tools like its own: a refused call is not
+/// sent to the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounted_tools_are_governed_by_the_local_policy() {
+    let (seen, _remote, server) = start_remote().await;
+    let policy = tool_core::Policy::builder()
+        .mode(tool_core::PolicyMode::ReadOnly)
+        .deny("r_echo(text: secret*)")
+        .build()
+        .unwrap();
+    let local = ToolRegistry::builder().policy(policy).build();
+    let _mount = mount(&local, &server).await;
+
+    let refused = call(&local, "r_echo", json!({"text": "secret plans"})).await;
+    assert_eq!(refused.outcome, Outcome::Denied, "{}", refused.text());
+    assert_eq!(seen.echo_calls.load(Ordering::SeqCst), 0, "not sent");
+    let ran = call(&local, "r_echo", json!({"text": "hi"})).await;
+    assert_eq!(
+        ran.outcome,
+        Outcome::Ok,
+        "the server marks echo read-only: {}",
+        ran.text()
+    );
+    assert_eq!(seen.echo_calls.load(Ordering::SeqCst), 1);
+    // `fail` is not read-only: read_only mode refuses it before it is sent.
+    let refused = call(&local, "r_fail", json!({})).await;
+    assert_eq!(refused.outcome, Outcome::Denied, "{}", refused.text());
+    assert!(
+        refused.text().contains("policy mode `read_only`"),
+        "{}",
+        refused.text()
+    );
+}

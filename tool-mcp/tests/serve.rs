@@ -250,3 +250,32 @@ async fn a_finished_session_leaves_no_watcher_behind() {
         runtime.metrics().num_alive_tasks()
     );
 }
+
+/// A registry's policy holds for its MCP clients: a refused call is an `isError` result
+/// naming the rule, and the tool does not run.
+#[tokio::test]
+async fn the_registry_policy_refuses_calls_of_mcp_clients() {
+    let policy = tool_core::Policy::builder()
+        .mode(tool_core::PolicyMode::Bypass)
+        .deny("echo(text: secret*)")
+        .build()
+        .unwrap();
+    let registry = ToolRegistry::builder().policy(policy).build();
+    registry.register(echo("echo")).unwrap();
+    let connected = connect(&registry, ProtocolVersion::LATEST).await;
+    let peer = connected.client.peer();
+    let call = |text: &str| {
+        let arguments = json!({"text": text}).as_object().cloned().unwrap();
+        peer.call_tool(CallToolRequestParams::new("echo").with_arguments(arguments))
+    };
+
+    let refused = call("secret plans").await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let message = &refused.content[0].as_text().unwrap().text;
+    assert!(
+        message.contains("the deny rule `echo(text: secret*)`"),
+        "{message}"
+    );
+    let ran = call("hello").await.unwrap();
+    assert_eq!(ran.is_error, Some(false));
+}

@@ -27,6 +27,7 @@ pub use tracing_sink::TracingAudit;
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// The tool ran and succeeded.
     Ok,
@@ -42,6 +43,9 @@ pub enum Outcome {
     Cancelled,
     /// The tool panicked; the panic was contained.
     Panicked,
+    /// The [policy](crate::Policy) refused the call, or it needed an approval it did not
+    /// get; the tool did not run.
+    Denied,
 }
 
 impl Outcome {
@@ -55,6 +59,7 @@ impl Outcome {
             Outcome::Timeout => "timeout",
             Outcome::Cancelled => "cancelled",
             Outcome::Panicked => "panicked",
+            Outcome::Denied => "denied",
         }
     }
 

@@ -23,8 +23,11 @@ pub use call::{ToolArguments, ToolCall, ToolResult};
 pub use changes::ToolChanges;
 
 use crate::audit::redact::Redactor;
+use crate::policy::ToolRules;
 use crate::validation::ArgValidator;
-use crate::{AuditSink, Caller, Extensions, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name};
+use crate::{
+    AuditSink, Caller, Extensions, Policy, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name,
+};
 use changes::ChangeSender;
 use definitions::DefinitionCache;
 
@@ -87,13 +90,17 @@ pub(crate) struct Config {
     pub(crate) max_concurrency: Option<usize>,
     pub(crate) max_output_bytes: Option<usize>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
+    pub(crate) policy: Option<Policy>,
 }
 
-/// The tools, in registration order, with a name index.
+/// The tools, in registration order, with a name index, and the policy's rules for each
+/// (worked out once per table, so a call does not match every rule's tool glob).
 #[derive(Clone, Default)]
 struct ToolTable {
     entries: Vec<Entry>,
     index: HashMap<Arc<str>, usize>,
+    /// Parallel to `entries`; empty without a policy.
+    rules: Vec<Arc<ToolRules>>,
 }
 
 /// A registered tool with its compiled validator; one `Arc`, so a call's lookup costs a
@@ -154,17 +161,33 @@ pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, Registr
 }
 
 impl ToolTable {
-    fn from_entries(entries: Vec<Entry>) -> Self {
+    fn from_entries(entries: Vec<Entry>, policy: Option<&Policy>) -> Self {
         let index = entries
             .iter()
             .enumerate()
             .map(|(position, entry)| (entry.name.clone(), position))
             .collect();
-        Self { entries, index }
+        let rules = policy.map_or_else(Vec::new, |policy| {
+            entries
+                .iter()
+                .map(|entry| Arc::new(policy.rules_for(entry.tool.spec())))
+                .collect()
+        });
+        Self {
+            entries,
+            index,
+            rules,
+        }
     }
 
     fn get(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&position| &self.entries[position])
+    }
+
+    /// The entry for `name` and the policy's rules for it.
+    fn lookup(&self, name: &str) -> Option<(Entry, Option<Arc<ToolRules>>)> {
+        let &position = self.index.get(name)?;
+        Some((self.entries[position].clone(), self.rules.get(position).cloned()))
     }
 }
 
@@ -190,6 +213,7 @@ pub struct ToolRegistryBuilder {
     max_concurrency: Option<usize>,
     max_output_bytes: Option<usize>,
     caller: Option<Arc<dyn Caller>>,
+    policy: Option<Policy>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -202,6 +226,7 @@ impl Default for ToolRegistryBuilder {
             max_concurrency: None,
             max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
             caller: None,
+            policy: None,
         }
     }
 }
@@ -262,6 +287,15 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Decides every call by `policy` after its arguments are validated and before the
+    /// tool runs: refused calls, and calls that need an approval no one can give, end
+    /// with an error result and the audit outcome [`Outcome::Denied`](crate::Outcome::Denied).
+    /// Without a policy every valid call runs.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
     /// Results are passed on whatever their size.
     pub fn no_output_limit(mut self) -> Self {
         self.max_output_bytes = None;
@@ -279,6 +313,7 @@ impl ToolRegistryBuilder {
                 max_concurrency: self.max_concurrency,
                 max_output_bytes: self.max_output_bytes,
                 caller: self.caller,
+                policy: self.policy,
             },
             ToolTable::default(),
         )
@@ -367,7 +402,7 @@ impl ToolRegistry {
             let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
             let mut entries = table.entries.clone();
             edit(&mut entries);
-            let edited = ToolTable::from_entries(entries);
+            let edited = ToolTable::from_entries(entries, self.config().policy.as_ref());
             if edited.index.len() != edited.entries.len() {
                 let repeated = edited
                     .entries
@@ -411,6 +446,12 @@ impl ToolRegistry {
     pub(crate) fn entry(&self, name: &str) -> Option<Entry> {
         let table = self.shared.table.read().unwrap_or_else(PoisonError::into_inner);
         table.get(name).cloned()
+    }
+
+    /// The entry for `name` and the policy's rules for it, without holding the table.
+    fn lookup(&self, name: &str) -> Option<(Entry, Option<Arc<ToolRules>>)> {
+        let table = self.shared.table.read().unwrap_or_else(PoisonError::into_inner);
+        table.lookup(name)
     }
 
     /// The tool registered under `name`.

@@ -1,0 +1,486 @@
+//! Permission policy: which validated calls run, which need a person's approval, and
+//! which are refused — decided before the tool runs, the same way for local tools,
+//! mounted MCP tools and tools served over MCP.
+//!
+//! A [`Policy`] has three lists of rules and a [`PolicyMode`]. Rules are `TOOL` or
+//! `TOOL(ARG: GLOB)`: `github_*`, `exec(command: git status*)`, `write_file(path: src/**)`,
+//! `web_fetch(url: https://docs.rs/*)`. For a call, the first that applies decides:
+//!
+//! 1. a `deny` rule — the call is refused;
+//! 2. an `ask` rule — it needs approval;
+//! 3. an `allow` rule — it runs;
+//! 4. the mode: `default` asks before destructive and open-world tools and runs the rest,
+//!    `read_only` runs read-only tools and refuses the rest, `bypass` runs everything.
+//!
+//! A tool's hints are read as MCP defines their defaults: a tool not marked read-only is
+//! taken as destructive and open-world unless it says otherwise, so an unannotated tool
+//! asks under `default`. A refused call is an error result that names the rule (or mode)
+//! and tells the model not to retry it; its audit outcome is
+//! [`Outcome::Denied`](crate::Outcome::Denied).
+//!
+//! What a rule sees is the validated arguments, and each value also rewritten as a
+//! normalized path and cut into shell commands, so `src/../.env` and `git status && rm -rf ~`
+//! cannot slip past a rule (details in `value.rs`). What a policy does not do: it cannot
+//! know what a command will do from its text — a command can reach the same effect in
+//! ways no glob sees. Rules over commands say what is routine; the shell sandbox is what
+//! confines a command.
+
+mod glob;
+mod rule;
+mod value;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ToolSpec;
+use rule::Rule;
+use value::ValueForms;
+
+/// What a policy does with calls no rule decides.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PolicyMode {
+    /// Destructive and open-world tools ask; the rest run.
+    #[default]
+    Default,
+    /// Only read-only tools run; everything else is refused.
+    ReadOnly,
+    /// Everything runs (deny and ask rules still apply).
+    Bypass,
+}
+
+impl PolicyMode {
+    /// The snake_case name, as in a policy file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyMode::Default => "default",
+            PolicyMode::ReadOnly => "read_only",
+            PolicyMode::Bypass => "bypass",
+        }
+    }
+}
+
+impl fmt::Display for PolicyMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which list a rule is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RuleList {
+    /// Calls the rule applies to are refused.
+    Deny,
+    /// Calls the rule applies to need approval.
+    Ask,
+    /// Calls the rule applies to run.
+    Allow,
+}
+
+impl RuleList {
+    /// `deny`, `ask` or `allow`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleList::Deny => "deny",
+            RuleList::Ask => "ask",
+            RuleList::Allow => "allow",
+        }
+    }
+}
+
+/// The rules and the mode; cheap to clone. Built with [`Policy::builder`].
+///
+/// ```
+/// use tool_core::{Policy, PolicyMode};
+///
+/// let policy = Policy::builder()
+///     .mode(PolicyMode::Default)
+///     .deny("exec(command: rm -rf*)")
+///     .allow("exec(command: git status*)")
+///     .allow("write_file(path: src/**)")
+///     .build()?;
+/// assert_eq!(policy.mode(), PolicyMode::Default);
+/// # Ok::<(), tool_core::PolicyError>(())
+/// ```
+#[derive(Clone)]
+pub struct Policy {
+    inner: Arc<PolicyInner>,
+}
+
+struct PolicyInner {
+    mode: PolicyMode,
+    rules: Lists,
+}
+
+/// Collects a policy's mode and rules; [`build`](Self::build) checks every rule.
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct PolicyBuilder {
+    mode: PolicyMode,
+    rules: Vec<(RuleList, String)>,
+}
+
+impl PolicyBuilder {
+    /// What happens to calls no rule decides (default [`PolicyMode::Default`]).
+    pub fn mode(mut self, mode: PolicyMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Refuses calls `rule` applies to, in every mode.
+    pub fn deny(self, rule: impl Into<String>) -> Self {
+        self.rule(RuleList::Deny, rule)
+    }
+
+    /// Asks for approval of calls `rule` applies to, unless a deny rule refuses them.
+    pub fn ask(self, rule: impl Into<String>) -> Self {
+        self.rule(RuleList::Ask, rule)
+    }
+
+    /// Runs calls `rule` applies to, unless a deny or ask rule applies too.
+    pub fn allow(self, rule: impl Into<String>) -> Self {
+        self.rule(RuleList::Allow, rule)
+    }
+
+    /// Adds `rule` to `list`.
+    pub fn rule(mut self, list: RuleList, rule: impl Into<String>) -> Self {
+        self.rules.push((list, rule.into()));
+        self
+    }
+
+    /// The policy, or an error naming every rule that does not parse.
+    pub fn build(self) -> Result<Policy, PolicyError> {
+        let mut inner = PolicyInner {
+            mode: self.mode,
+            rules: Lists::default(),
+        };
+        let mut problems = Vec::new();
+        for (list, source) in self.rules {
+            match Rule::parse(&source) {
+                Ok(rule) => inner.rules.get_mut(list).push(rule),
+                Err(problem) => problems.push(RuleProblem {
+                    list,
+                    rule: source,
+                    problem,
+                }),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PolicyError { problems });
+        }
+        Ok(Policy {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+/// Rules that do not parse, each with what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError {
+    problems: Vec<RuleProblem>,
+}
+
+/// One rule that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RuleProblem {
+    list: RuleList,
+    rule: String,
+    problem: String,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        write!(
+            f,
+            "{count} invalid policy rule{}:",
+            if count == 1 { "" } else { "s" }
+        )?;
+        for RuleProblem { list, rule, problem } in &self.problems {
+            write!(f, " {} rule `{rule}`: {problem};", list.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+impl Policy {
+    /// Starts a policy: mode [`PolicyMode::Default`], no rules.
+    pub fn builder() -> PolicyBuilder {
+        PolicyBuilder::default()
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> PolicyMode {
+        self.inner.mode
+    }
+
+    /// The rules that name tool `spec`, grouped for its calls to check, and what the mode
+    /// does with it.
+    pub(crate) fn rules_for(&self, spec: &ToolSpec) -> ToolRules {
+        let name = &spec.name;
+        let mut rules = ToolRules {
+            wide: Lists::default(),
+            arguments: Vec::new(),
+            by_mode: self.by_mode(spec),
+        };
+        for list in [RuleList::Deny, RuleList::Ask, RuleList::Allow] {
+            for rule in self
+                .inner
+                .rules
+                .get(list)
+                .iter()
+                .filter(|rule| rule.names_tool(name))
+            {
+                rules.add(list, rule.clone());
+            }
+        }
+        rules
+    }
+
+    /// What the policy does with tool `spec` before seeing any arguments: for listings.
+    pub fn verdict_for_tool(&self, spec: &ToolSpec) -> ToolVerdict {
+        let rules = self.rules_for(spec);
+        let narrow = |list: RuleList| {
+            rules
+                .arguments
+                .iter()
+                .any(|group| !group.rules.get(list).is_empty())
+        };
+        if let Some(rule) = rules.wide.deny.first() {
+            return ToolVerdict::Denied(Reason::rule(RuleList::Deny, rule));
+        }
+        if narrow(RuleList::Deny) {
+            return ToolVerdict::DependsOnArguments;
+        }
+        if let Some(rule) = rules.wide.ask.first() {
+            return ToolVerdict::Asks(Reason::rule(RuleList::Ask, rule));
+        }
+        if narrow(RuleList::Ask) {
+            return ToolVerdict::DependsOnArguments;
+        }
+        if !rules.wide.allow.is_empty() {
+            return ToolVerdict::Allowed;
+        }
+        match rules.by_mode {
+            Decision::Allow(_) => ToolVerdict::Allowed,
+            _ if narrow(RuleList::Allow) => ToolVerdict::DependsOnArguments,
+            Decision::Ask(reason) => ToolVerdict::Asks(reason),
+            Decision::Deny(reason) => ToolVerdict::Denied(reason),
+        }
+    }
+
+    /// Decides a call with validated `arguments` by `rules`, which are
+    /// [`rules_for`](Self::rules_for) its tool.
+    pub(crate) fn decide(rules: &ToolRules, arguments: &Map<String, Value>) -> Decision {
+        if let Some(rule) = rules.wide.deny.first() {
+            return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+        }
+        // The first rule of `list` about an argument that applies to its value.
+        let first = |list: RuleList, applies: fn(&Rule, &ValueForms<'_>) -> bool| {
+            rules.arguments.iter().find_map(|group| {
+                let candidates = group.rules.get(list);
+                if candidates.is_empty() {
+                    return None;
+                }
+                let value = ValueForms::of(arguments.get(&*group.name)?);
+                candidates.iter().find(|rule| applies(rule, &value))
+            })
+        };
+        if let Some(rule) = first(RuleList::Deny, Rule::restricts) {
+            return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+        }
+        if let Some(rule) = rules
+            .wide
+            .ask
+            .first()
+            .or_else(|| first(RuleList::Ask, Rule::restricts))
+        {
+            return Decision::Ask(Reason::rule(RuleList::Ask, rule));
+        }
+        if let Some(rule) = rules
+            .wide
+            .allow
+            .first()
+            .or_else(|| first(RuleList::Allow, Rule::permits))
+        {
+            return Decision::Allow(Some(Reason::rule(RuleList::Allow, rule)));
+        }
+        rules.by_mode.clone()
+    }
+
+    fn by_mode(&self, spec: &ToolSpec) -> Decision {
+        let hints = &spec.annotations;
+        let read_only = hints.read_only == Some(true);
+        // MCP's defaults: a tool that is not read-only is destructive and open-world
+        // unless it says otherwise.
+        let risky = !read_only && (hints.destructive != Some(false) || hints.open_world != Some(false));
+        let reason = Reason {
+            by: DecidedBy::Mode(self.mode()),
+        };
+        match self.mode() {
+            PolicyMode::Bypass => Decision::Allow(None),
+            PolicyMode::ReadOnly if read_only => Decision::Allow(None),
+            PolicyMode::ReadOnly => Decision::Deny(reason),
+            PolicyMode::Default if risky => Decision::Ask(reason),
+            PolicyMode::Default => Decision::Allow(None),
+        }
+    }
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sources =
+            |rules: &[Rule]| -> Vec<String> { rules.iter().map(|rule| rule.source().to_string()).collect() };
+        f.debug_struct("Policy")
+            .field("mode", &self.inner.mode)
+            .field("deny", &sources(&self.inner.rules.deny))
+            .field("ask", &sources(&self.inner.rules.ask))
+            .field("allow", &sources(&self.inner.rules.allow))
+            .finish()
+    }
+}
+
+/// The rules of a policy that name one tool: those about the tool as a whole, and those
+/// about one argument, grouped by it.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolRules {
+    wide: Lists,
+    arguments: Vec<ArgumentRules>,
+    /// What the mode does with the tool, from its hints.
+    by_mode: Decision,
+}
+
+#[derive(Debug, Clone)]
+struct ArgumentRules {
+    name: Box<str>,
+    rules: Lists,
+}
+
+/// Rules by list.
+#[derive(Debug, Clone, Default)]
+struct Lists {
+    deny: Vec<Rule>,
+    ask: Vec<Rule>,
+    allow: Vec<Rule>,
+}
+
+impl Lists {
+    fn get(&self, list: RuleList) -> &[Rule] {
+        match list {
+            RuleList::Deny => &self.deny,
+            RuleList::Ask => &self.ask,
+            RuleList::Allow => &self.allow,
+        }
+    }
+
+    fn get_mut(&mut self, list: RuleList) -> &mut Vec<Rule> {
+        match list {
+            RuleList::Deny => &mut self.deny,
+            RuleList::Ask => &mut self.ask,
+            RuleList::Allow => &mut self.allow,
+        }
+    }
+}
+
+impl ToolRules {
+    fn add(&mut self, list: RuleList, rule: Rule) {
+        let Some(name) = rule.argument_name() else {
+            self.wide.get_mut(list).push(rule);
+            return;
+        };
+        let group = match self.arguments.iter().position(|group| &*group.name == name) {
+            Some(position) => &mut self.arguments[position],
+            None => {
+                self.arguments.push(ArgumentRules {
+                    name: name.into(),
+                    rules: Lists::default(),
+                });
+                let last = self.arguments.len() - 1;
+                &mut self.arguments[last]
+            }
+        };
+        group.rules.get_mut(list).push(rule);
+    }
+}
+
+/// What the policy decided about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Run it: by an allow rule, or by the mode (`None`).
+    Allow(Option<Reason>),
+    /// Ask a person first.
+    Ask(Reason),
+    /// Refuse it.
+    Deny(Reason),
+}
+
+/// What the policy does with a tool's calls, seen before their arguments
+/// ([`Policy::verdict_for_tool`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolVerdict {
+    /// Every call runs.
+    Allowed,
+    /// Every call needs approval.
+    Asks(Reason),
+    /// Every call is refused.
+    Denied(Reason),
+    /// Rules over its arguments decide call by call.
+    DependsOnArguments,
+}
+
+/// Which rule, or the mode, decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reason {
+    by: DecidedBy,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DecidedBy {
+    Rule { list: RuleList, rule: Arc<str> },
+    Mode(PolicyMode),
+}
+
+impl Reason {
+    fn rule(list: RuleList, rule: &Rule) -> Self {
+        Self {
+            by: DecidedBy::Rule {
+                list,
+                rule: rule.source().clone(),
+            },
+        }
+    }
+
+    /// The rule that decided, with its list; `None` when the mode did.
+    pub fn rule_text(&self) -> Option<(RuleList, &str)> {
+        match &self.by {
+            DecidedBy::Rule { list, rule } => Some((*list, rule)),
+            DecidedBy::Mode(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.by {
+            DecidedBy::Rule { list, rule } => write!(f, "the {} rule `{rule}`", list.as_str()),
+            DecidedBy::Mode(PolicyMode::Default) => {
+                f.write_str("policy mode `default`, which asks before destructive and open-world tools")
+            }
+            DecidedBy::Mode(PolicyMode::ReadOnly) => {
+                f.write_str("policy mode `read_only`, which runs only read-only tools")
+            }
+            DecidedBy::Mode(PolicyMode::Bypass) => f.write_str("policy mode `bypass`"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

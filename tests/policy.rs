@@ -1,12 +1,15 @@
 //! The permission policy on a registry, through the facade: refused calls never reach the
 //! tool, say why, and are audited as `denied`; the policy follows the registry's tools
-//! wherever they come from (registered later, merged in, derived views).
+//! wherever they come from (registered later, merged in, derived views); calls it asks
+//! about go to an approver, or to the caller's user as a form.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_tools::{
-    MemoryAudit, Outcome, Policy, PolicyMode, ToolCall, ToolContext, ToolRegistry, ToolVerdict, tool,
+    Approval, ApprovalRequest, Approver, BoxFuture, Caller, CallerError, CancellationToken, ElicitAction,
+    ElicitRequest, ElicitResponse, MemoryAudit, Outcome, Policy, PolicyMode, ToolCall, ToolContext,
+    ToolRegistry, ToolVerdict, tool,
 };
 use serde_json::json;
 
@@ -175,4 +178,193 @@ fn listings_can_show_what_the_policy_does_with_each_tool() {
         .collect();
     assert_eq!(verdicts[0], ("exec".to_owned(), ToolVerdict::DependsOnArguments));
     assert_eq!(verdicts[1], ("read_file".to_owned(), ToolVerdict::Allowed));
+}
+
+/// Answers every request with the next of its answers, and counts the requests.
+struct Scripted {
+    answers: std::sync::Mutex<Vec<Approval>>,
+    asked: Arc<AtomicUsize>,
+}
+
+impl Scripted {
+    fn new(answers: Vec<Approval>) -> (Self, Arc<AtomicUsize>) {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let approver = Self {
+            answers: std::sync::Mutex::new(answers.into_iter().rev().collect()),
+            asked: asked.clone(),
+        };
+        (approver, asked)
+    }
+}
+
+impl Approver for Scripted {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        assert!(
+            request.question().contains(&request.tool),
+            "{}",
+            request.question()
+        );
+        let answer = self.answers.lock().unwrap().pop().expect("an answer left");
+        Box::pin(async move { answer })
+    }
+}
+
+fn approved_registry(answers: Vec<Approval>) -> (ToolRegistry, Runs, Arc<AtomicUsize>) {
+    let (approver, asked) = Scripted::new(answers);
+    let runs = Runs::default();
+    let registry = ToolRegistry::builder()
+        .policy(coding_policy())
+        .approver(approver)
+        .extension(runs.clone())
+        .build();
+    registry.register(ExecTool).unwrap();
+    (registry, runs, asked)
+}
+
+fn publish(id: &str) -> ToolCall {
+    ToolCall::new(id, "exec", json!({"command": "cargo publish"}))
+}
+
+#[tokio::test]
+async fn an_approver_allows_once_or_for_the_session() {
+    let (registry, runs, asked) = approved_registry(vec![
+        Approval::AllowOnce,
+        Approval::AllowAlways,
+        Approval::AllowOnce,
+    ]);
+    let once = registry.call(publish("c1")).await;
+    assert_eq!(once.outcome, Outcome::Ok, "{}", once.text());
+    assert_eq!((asked.load(Ordering::SeqCst), runs.count()), (1, 1));
+
+    let session = registry.session("s1");
+    assert_eq!(session.call(publish("c2")).await.outcome, Outcome::Ok);
+    assert_eq!(session.call(publish("c3")).await.outcome, Outcome::Ok);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        2,
+        "allowed always: not asked again in s1"
+    );
+    assert_eq!(
+        registry.session("s2").call(publish("c4")).await.outcome,
+        Outcome::Ok
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 3, "another session is asked");
+    assert_eq!(runs.count(), 4);
+
+    // A grant does not beat a deny rule.
+    let denied = session
+        .call(ToolCall::new("c5", "exec", json!({"command": "rm -rf target"})))
+        .await;
+    assert_eq!(denied.outcome, Outcome::Denied);
+}
+
+#[tokio::test]
+async fn an_approver_denies_with_a_reason_the_model_reads() {
+    let (registry, runs, _) = approved_registry(vec![Approval::Deny(Some("not on a Friday".into()))]);
+    let result = registry.call(publish("c1")).await;
+    assert_eq!(result.outcome, Outcome::Denied);
+    assert!(
+        result.text().contains("the user refused it: not on a Friday"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(runs.count(), 0);
+}
+
+#[tokio::test]
+async fn edited_arguments_are_validated_and_checked_again() {
+    let (registry, runs, _) = approved_registry(vec![
+        Approval::AllowEdited(json!({"command": "cargo publish --dry-run"})),
+        Approval::AllowEdited(json!({"command": 7})),
+        Approval::AllowEdited(json!({"command": "rm -rf ~"})),
+    ]);
+    let edited = registry.call(publish("c1")).await;
+    assert_eq!(edited.text(), "ran cargo publish --dry-run");
+    let invalid = registry.call(publish("c2")).await;
+    assert_eq!(invalid.outcome, Outcome::InvalidArguments, "{}", invalid.text());
+    assert!(
+        invalid.text().contains("edited by the user"),
+        "{}",
+        invalid.text()
+    );
+    let denied = registry.call(publish("c3")).await;
+    assert_eq!(denied.outcome, Outcome::Denied, "{}", denied.text());
+    assert_eq!(runs.count(), 1);
+}
+
+#[tokio::test]
+async fn a_calls_own_approver_wins_and_cancelling_stops_the_wait() {
+    let (registry, runs, registry_asked) = approved_registry(vec![]);
+    let (own, own_asked) = Scripted::new(vec![Approval::AllowOnce]);
+    let result = registry.call(publish("c1").with_approver(Arc::new(own))).await;
+    assert_eq!(result.outcome, Outcome::Ok, "{}", result.text());
+    assert_eq!(own_asked.load(Ordering::SeqCst), 1);
+    assert_eq!(registry_asked.load(Ordering::SeqCst), 0);
+
+    /// Never answers.
+    struct Silent;
+    impl Approver for Silent {
+        fn approve<'a>(&'a self, _request: &'a ApprovalRequest) -> BoxFuture<'a, Approval> {
+            Box::pin(std::future::pending())
+        }
+    }
+    let token = CancellationToken::new();
+    let waiting = registry.call(
+        publish("c2")
+            .with_approver(Arc::new(Silent))
+            .with_cancellation(token.clone()),
+    );
+    let (result, ()) = tokio::join!(waiting, async { token.cancel() });
+    assert_eq!(result.outcome, Outcome::Cancelled, "{}", result.text());
+    assert_eq!(runs.count(), 1);
+}
+
+/// A caller whose user answers forms with `answer`.
+struct FormAnswers(Option<ElicitResponse>);
+
+impl Caller for FormAnswers {
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+        let ElicitRequest::Form { requested_schema, .. } = &request else {
+            panic!("a form: {request:?}");
+        };
+        assert_eq!(requested_schema["required"], json!(["decision"]));
+        let answer = self.0.clone();
+        Box::pin(
+            async move { answer.ok_or_else(|| CallerError::not_available("ask the user (elicitation)")) },
+        )
+    }
+}
+
+#[tokio::test]
+async fn without_an_approver_the_callers_user_is_asked_by_a_form() {
+    let accept = |decision: &str| {
+        let content = json!({"decision": decision}).as_object().cloned().unwrap();
+        Some(ElicitResponse::accept(content))
+    };
+    let cases = [
+        (accept("allow_once"), Outcome::Ok, "ran cargo publish"),
+        (accept("deny"), Outcome::Denied, "the user refused it"),
+        (
+            Some(ElicitResponse::new(ElicitAction::Decline)),
+            Outcome::Denied,
+            "the user declined",
+        ),
+        (
+            Some(ElicitResponse::new(ElicitAction::Cancel)),
+            Outcome::Denied,
+            "dismissed",
+        ),
+        (None, Outcome::Denied, "no one can be asked"),
+    ];
+    for (answer, outcome, text) in cases {
+        let registry = ToolRegistry::builder()
+            .policy(coding_policy())
+            .caller(FormAnswers(answer))
+            .build();
+        registry.register(ExecTool).unwrap();
+        let result = registry.call(publish("c1")).await;
+        assert_eq!(result.outcome, outcome, "{}", result.text());
+        assert!(result.text().contains(text), "{}", result.text());
+    }
 }

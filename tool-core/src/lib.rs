@@ -22,6 +22,7 @@ extern crate self as tool_core;
 #[path = "private.rs"]
 pub mod __private;
 mod append;
+mod approval;
 mod audit;
 mod caller;
 mod context;
@@ -42,6 +43,7 @@ mod toolset;
 mod typed;
 mod validation;
 
+pub use approval::{Approval, ApprovalRequest, Approver};
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use caller::{
     Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage, Role,

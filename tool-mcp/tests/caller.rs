@@ -57,13 +57,17 @@ impl ClientHandler for Person {
             }
             _ => return Err(McpError::invalid_params("forms and URLs only", None)),
         };
-        self.forms
-            .lock()
-            .unwrap()
-            .push(serde_json::to_value(requested_schema).unwrap());
+        let requested_schema = serde_json::to_value(requested_schema).unwrap();
+        // An approval (the policy asks before a tool runs) or the survey's own form.
+        let content = if requested_schema["properties"]["decision"].is_object() {
+            json!({"decision": "allow_once"})
+        } else {
+            json!({"name": "Ada", "color": "green"})
+        };
+        self.forms.lock().unwrap().push(requested_schema);
         let mut result = ElicitResult::new(self.answer.clone());
         if self.answer == ElicitationAction::Accept {
-            result.content = Some(json!({"name": "Ada", "color": "green"}));
+            result.content = Some(content);
         }
         Ok(result)
     }
@@ -315,4 +319,41 @@ async fn url_elicitation_reaches_clients_that_declare_it_and_only_them() {
         "{result:?}"
     );
     assert!(forms_only.forms.lock().unwrap().is_empty());
+}
+
+/// A policy that asks before `publish` runs asks the MCP client's user by a form; the
+/// answer decides; a client that cannot show forms gets a refusal saying approval was
+/// needed.
+#[tokio::test]
+async fn the_policy_asks_the_clients_user_before_a_tool_runs() {
+    let policy = tool_core::Policy::builder().ask("publish").build().unwrap();
+    let registry = ToolRegistry::builder().policy(policy).build();
+    registry
+        .register(DynamicTool::new(
+            "publish",
+            "Publish the crate.",
+            json!({"type": "object"}),
+            |_: Value, _ctx: ToolContext| async move { Ok::<_, ToolError>("published") },
+        ))
+        .unwrap();
+    let server = serve_http(registry, "127.0.0.1:0").await.unwrap();
+    let cases = [
+        (EVERYTHING, ElicitationAction::Accept, false, "published"),
+        (EVERYTHING, ElicitationAction::Decline, true, "the user declined"),
+        (EVERYTHING, ElicitationAction::Cancel, true, "dismissed"),
+        ("{}", ElicitationAction::Accept, true, "no one can be asked"),
+    ];
+    for (capabilities, answer, is_error, expected) in cases {
+        let client = connect(&server, capabilities, answer.clone()).await;
+        let result = client.call("publish").await;
+        assert_eq!(result.is_error, Some(is_error), "{answer:?}: {result:?}");
+        let text = &result.content[0].as_text().unwrap().text;
+        assert!(text.contains(expected), "{answer:?}: {text}");
+        let forms = client.forms.lock().unwrap().clone();
+        let asked = usize::from(capabilities != "{}");
+        assert_eq!(forms.len(), asked, "{forms:?}");
+        if let Some(form) = forms.first() {
+            assert!(form["properties"]["decision"]["oneOf"].is_array(), "{form}");
+        }
+    }
 }

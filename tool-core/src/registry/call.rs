@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Caller, Extensions, Outcome, ProgressReporter, ToolOutput};
+use crate::{Approver, Caller, Extensions, Outcome, ProgressReporter, ToolOutput};
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
 /// already-parsed value (Anthropic and MCP send an object).
@@ -64,6 +64,7 @@ pub(crate) struct CallOptions {
     pub(crate) extensions: Option<Extensions>,
     pub(crate) progress: Option<ProgressReporter>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -75,6 +76,7 @@ impl std::fmt::Debug for CallOptions {
             .field("extensions", &self.extensions)
             .field("progress", &self.progress)
             .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
+            .field("approver", &self.approver.as_ref().map(|_| "dyn Approver"))
             .finish()
     }
 }
@@ -141,6 +143,13 @@ impl ToolCall {
     /// call, instead of the registry's [`caller`](crate::ToolRegistryBuilder::caller).
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.options.caller = Some(caller);
+        self
+    }
+
+    /// Who decides this call if the [policy](crate::Policy) asks about it, instead of the
+    /// registry's [`approver`](crate::ToolRegistryBuilder::approver).
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.options.approver = Some(approver);
         self
     }
 }

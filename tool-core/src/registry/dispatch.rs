@@ -12,16 +12,15 @@ use futures_util::stream;
 
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
+use super::gate::Gated;
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::CallCancellation;
-use crate::policy::{Decision, ToolRules};
 use crate::suggest;
 use crate::validation::InvalidArguments;
-use crate::{Outcome, Policy, ToolContext, ToolErrorKind, ToolOutput};
-use serde_json::Value;
+use crate::{Outcome, ToolContext, ToolErrorKind, ToolOutput};
 
 /// At most this many names are listed after "unknown tool".
 const LISTED_NAMES: usize = 30;
@@ -129,12 +128,20 @@ impl ToolRegistry {
                 ..Finished::failure(Outcome::InvalidArguments, message)
             };
         }
-        if let Some(message) = rules.and_then(|rules| refusal(&rules, &entry.name, &value)) {
-            return Finished {
-                repairs,
-                ..Finished::failure(Outcome::Denied, message)
-            };
-        }
+        let gated = Gated {
+            entry: &entry,
+            call_id,
+            options: &options,
+        };
+        let value = match self.gate(rules, gated, value, recorder).await {
+            Ok(value) => value,
+            Err(refusal) => {
+                return Finished {
+                    repairs,
+                    ..Finished::failure(refusal.outcome, refusal.message)
+                };
+            }
+        };
         // A timeout too long to add to the clock is no limit at all.
         let limit = options
             .timeout
@@ -209,25 +216,6 @@ impl ToolRegistry {
             message.push('.');
         }
         message
-    }
-}
-
-/// Why the policy does not let this call run, as the model reads it; `None` when it
-/// runs. Until approvers exist, a call that needs approval is refused.
-fn refusal(rules: &ToolRules, name: &str, arguments: &Value) -> Option<String> {
-    let empty = serde_json::Map::new();
-    let arguments = arguments.as_object().unwrap_or(&empty);
-    match Policy::decide(rules, arguments) {
-        Decision::Allow(_) => None,
-        Decision::Deny(reason) => Some(format!(
-            "`{name}` was not run: {reason} refuses it. Do not retry this call; do the task \
-             another way, or tell the user what you need and why."
-        )),
-        Decision::Ask(reason) => Some(format!(
-            "`{name}` was not run: it needs a person's approval ({reason}), and no one can be \
-             asked here. Do not retry it; tell the user, who can allow it with an `allow` rule \
-             in the policy."
-        )),
     }
 }
 

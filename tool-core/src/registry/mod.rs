@@ -10,6 +10,7 @@ mod changes;
 mod compose;
 mod definitions;
 mod dispatch;
+mod gate;
 mod isolation;
 mod output_limit;
 mod recorder;
@@ -22,11 +23,13 @@ use std::time::Duration;
 pub use call::{ToolArguments, ToolCall, ToolResult};
 pub use changes::ToolChanges;
 
+use crate::approval::SessionGrants;
 use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
 use crate::validation::ArgValidator;
 use crate::{
-    AuditSink, Caller, Extensions, Policy, RegistryError, Tool, ToolSpec, Toolset, validate_tool_name,
+    Approver, AuditSink, Caller, Extensions, Policy, RegistryError, Tool, ToolSpec, Toolset,
+    validate_tool_name,
 };
 use changes::ChangeSender;
 use definitions::DefinitionCache;
@@ -91,6 +94,9 @@ pub(crate) struct Config {
     pub(crate) max_output_bytes: Option<usize>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) policy: Option<Policy>,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    /// Tools a person let run for the rest of a session; shared with derived registries.
+    pub(crate) grants: Arc<SessionGrants>,
 }
 
 /// The tools, in registration order, with a name index, and the policy's rules for each
@@ -214,6 +220,7 @@ pub struct ToolRegistryBuilder {
     max_output_bytes: Option<usize>,
     caller: Option<Arc<dyn Caller>>,
     policy: Option<Policy>,
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -227,6 +234,7 @@ impl Default for ToolRegistryBuilder {
             max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
             caller: None,
             policy: None,
+            approver: None,
         }
     }
 }
@@ -296,6 +304,15 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Decides the calls the [policy](Self::policy) asks about, for calls without an
+    /// approver of their own ([`ToolCall::with_approver`]). Without one, the call's
+    /// [caller](Self::caller) is asked by a form when it can be (over MCP, the client), and
+    /// otherwise the call is refused; see [`Approver`].
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
     /// Results are passed on whatever their size.
     pub fn no_output_limit(mut self) -> Self {
         self.max_output_bytes = None;
@@ -314,6 +331,8 @@ impl ToolRegistryBuilder {
                 max_output_bytes: self.max_output_bytes,
                 caller: self.caller,
                 policy: self.policy,
+                approver: self.approver,
+                grants: Arc::default(),
             },
             ToolTable::default(),
         )

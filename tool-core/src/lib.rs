@@ -29,6 +29,7 @@ mod context;
 mod dialect;
 mod dynamic;
 mod error;
+mod hooks;
 mod output;
 mod policy;
 mod registry;
@@ -55,6 +56,7 @@ pub use dialect::{
 };
 pub use dynamic::DynamicTool;
 pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chain};
+pub use hooks::{BeforeCall, Hook, HookCall};
 pub use output::{
     Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
 };

@@ -786,3 +786,32 @@ async fn mounted_tools_are_governed_by_the_local_policy() {
         refused.text()
     );
 }
+
+/// Refuses every call of `r_echo`.
+struct NoEcho;
+
+impl tool_core::Hook for NoEcho {
+    fn before_call<'a>(
+        &'a self,
+        call: &'a tool_core::HookCall<'a>,
+    ) -> tool_core::BoxFuture<'a, tool_core::BeforeCall> {
+        let answer = if call.spec.name == "r_echo" {
+            tool_core::BeforeCall::Deny("no echoes".into())
+        } else {
+            tool_core::BeforeCall::Continue
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+/// Hooks see mounted tools' calls like local ones: a refused call is not sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_apply_to_mounted_tools() {
+    let (seen, _remote, server) = start_remote().await;
+    let local = ToolRegistry::builder().hook(NoEcho).build();
+    let _mount = mount(&local, &server).await;
+    let refused = call(&local, "r_echo", json!({"text": "hi"})).await;
+    assert_eq!(refused.outcome, Outcome::Denied);
+    assert_eq!(refused.text(), "no echoes");
+    assert_eq!(seen.echo_calls.load(Ordering::SeqCst), 0, "not sent");
+}

@@ -13,6 +13,7 @@ use futures_util::stream;
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
 use super::gate::Gated;
+use super::hook_chain::Ended;
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
@@ -128,20 +129,36 @@ impl ToolRegistry {
                 ..Finished::failure(Outcome::InvalidArguments, message)
             };
         }
+        let session_id = options.session_id.clone();
+        let passed = match self
+            .before_hooks(&entry, call_id, session_id.as_deref(), value)
+            .await
+        {
+            Ok(passed) => passed,
+            Err(stopped) => {
+                return Finished {
+                    repairs,
+                    ..stopped.into()
+                };
+            }
+        };
         let gated = Gated {
             entry: &entry,
             call_id,
             options: &options,
+            allowed_by_hook: passed.allowed,
         };
-        let value = match self.gate(rules, gated, value, recorder).await {
+        let value = match self.gate(rules, gated, passed.arguments, recorder).await {
             Ok(value) => value,
             Err(refusal) => {
                 return Finished {
                     repairs,
-                    ..Finished::failure(refusal.outcome, refusal.message)
+                    ..Ended::Refused(refusal).into()
                 };
             }
         };
+        // The hooks after the call see its arguments; kept only when there are hooks.
+        let kept = (!self.config().hooks.is_empty()).then(|| value.clone());
         // A timeout too long to add to the clock is no limit at all.
         let limit = options
             .timeout
@@ -158,7 +175,19 @@ impl ToolRegistry {
             .context(call_id, options, limit, cancellation.clone())
             .with_tool_name(entry.name.clone());
         let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
-        let (outcome, output) = settle(name, run);
+        let (outcome, mut output) = settle(name, run);
+        if let Some(arguments) = kept {
+            output = self
+                .after_hooks(
+                    &entry,
+                    call_id,
+                    session_id.as_deref(),
+                    &arguments,
+                    outcome,
+                    output,
+                )
+                .await;
+        }
         Finished {
             outcome,
             output,
@@ -216,6 +245,23 @@ impl ToolRegistry {
             message.push('.');
         }
         message
+    }
+}
+
+impl From<Ended> for Finished {
+    fn from(ended: Ended) -> Self {
+        match ended {
+            Ended::Refused(refusal) => Finished::failure(refusal.outcome, refusal.message),
+            Ended::Answered(output) => Finished {
+                outcome: if output.is_error {
+                    Outcome::Error
+                } else {
+                    Outcome::Ok
+                },
+                output,
+                repairs: Vec::new(),
+            },
+        }
     }
 }
 

@@ -31,7 +31,7 @@ pub(super) struct Refusal {
 }
 
 impl Refusal {
-    fn new(outcome: Outcome, message: String) -> Self {
+    pub(super) fn new(outcome: Outcome, message: String) -> Self {
         Self { outcome, message }
     }
 }
@@ -41,6 +41,8 @@ pub(super) struct Gated<'a> {
     pub(super) entry: &'a Entry,
     pub(super) call_id: &'a str,
     pub(super) options: &'a CallOptions,
+    /// A hook allowed the call: the policy does not ask about it.
+    pub(super) allowed_by_hook: bool,
 }
 
 impl ToolRegistry {
@@ -63,7 +65,7 @@ impl ToolRegistry {
         };
         let session = call.options.session_id.as_ref();
         let grants = &self.config().grants;
-        if grants.is_granted(session, name) {
+        if call.allowed_by_hook || grants.is_granted(session, name) {
             return Ok(value);
         }
         let request = ApprovalRequest {

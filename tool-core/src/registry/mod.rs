@@ -11,6 +11,7 @@ mod compose;
 mod definitions;
 mod dispatch;
 mod gate;
+mod hook_chain;
 mod isolation;
 mod output_limit;
 mod recorder;
@@ -28,7 +29,7 @@ use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
 use crate::validation::ArgValidator;
 use crate::{
-    Approver, AuditSink, Caller, Extensions, Policy, RegistryError, Tool, ToolSpec, Toolset,
+    Approver, AuditSink, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec, Toolset,
     validate_tool_name,
 };
 use changes::ChangeSender;
@@ -97,6 +98,7 @@ pub(crate) struct Config {
     pub(crate) approver: Option<Arc<dyn Approver>>,
     /// Tools a person let run for the rest of a session; shared with derived registries.
     pub(crate) grants: Arc<SessionGrants>,
+    pub(crate) hooks: Arc<[Arc<dyn Hook>]>,
 }
 
 /// The tools, in registration order, with a name index, and the policy's rules for each
@@ -221,6 +223,7 @@ pub struct ToolRegistryBuilder {
     caller: Option<Arc<dyn Caller>>,
     policy: Option<Policy>,
     approver: Option<Arc<dyn Approver>>,
+    hooks: Vec<Arc<dyn Hook>>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -235,6 +238,7 @@ impl Default for ToolRegistryBuilder {
             caller: None,
             policy: None,
             approver: None,
+            hooks: Vec::new(),
         }
     }
 }
@@ -313,6 +317,13 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Runs `hook` around every call, after the hooks added before it; see
+    /// [`Hook`](crate::Hook).
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
     /// Results are passed on whatever their size.
     pub fn no_output_limit(mut self) -> Self {
         self.max_output_bytes = None;
@@ -333,6 +344,7 @@ impl ToolRegistryBuilder {
                 policy: self.policy,
                 approver: self.approver,
                 grants: Arc::default(),
+                hooks: self.hooks.into(),
             },
             ToolTable::default(),
         )

@@ -1,0 +1,90 @@
+//! Running the registry's [hooks](crate::hooks) around a call.
+
+use serde_json::Value;
+
+use super::gate::Refusal;
+use super::{Entry, ToolRegistry};
+use crate::validation::InvalidArguments;
+use crate::{BeforeCall, HookCall, Outcome, ToolOutput};
+
+/// How the hooks before a call let it go on.
+pub(super) struct Passed {
+    pub(super) arguments: Value,
+    /// A hook allowed the call: the policy does not ask about it.
+    pub(super) allowed: bool,
+}
+
+/// How the hooks before a call ended it (or the policy did).
+pub(super) enum Ended {
+    Refused(Refusal),
+    Answered(ToolOutput),
+}
+
+impl ToolRegistry {
+    /// Runs the hooks before a call, in order.
+    pub(super) async fn before_hooks(
+        &self,
+        entry: &Entry,
+        call_id: &str,
+        session_id: Option<&str>,
+        mut arguments: Value,
+    ) -> Result<Passed, Ended> {
+        let mut allowed = false;
+        for hook in self.config().hooks.iter() {
+            let call = HookCall {
+                call_id,
+                spec: entry.tool.spec(),
+                arguments: &arguments,
+                session_id,
+            };
+            match hook.before_call(&call).await {
+                BeforeCall::Continue => {}
+                BeforeCall::Allow => allowed = true,
+                BeforeCall::Deny(message) => {
+                    return Err(Ended::Refused(Refusal::new(Outcome::Denied, message)));
+                }
+                BeforeCall::Answer(output) => return Err(Ended::Answered(output)),
+                BeforeCall::Rewrite(rewritten) => arguments = checked_rewrite(entry, rewritten)?,
+            }
+        }
+        Ok(Passed { arguments, allowed })
+    }
+
+    /// Runs the hooks after a call whose tool ran, in order, each on the output the one
+    /// before it left.
+    pub(super) async fn after_hooks(
+        &self,
+        entry: &Entry,
+        call_id: &str,
+        session_id: Option<&str>,
+        arguments: &Value,
+        outcome: Outcome,
+        mut output: ToolOutput,
+    ) -> ToolOutput {
+        for hook in self.config().hooks.iter() {
+            let call = HookCall {
+                call_id,
+                spec: entry.tool.spec(),
+                arguments,
+                session_id,
+            };
+            output = hook.after_call(&call, outcome, output).await;
+        }
+        output
+    }
+}
+
+/// Arguments a hook rewrote, if they are valid for the tool.
+fn checked_rewrite(entry: &Entry, mut rewritten: Value) -> Result<Value, Ended> {
+    entry.validator.drop_optional_nulls(&mut rewritten);
+    match entry.validator.validate(&rewritten) {
+        Ok(()) => Ok(rewritten),
+        Err(problems) => {
+            let message = InvalidArguments::new(&*entry.name, problems);
+            Err(Ended::Refused(Refusal::new(
+                Outcome::InvalidArguments,
+                format!("the arguments as rewritten by a hook are not valid: {message}"),
+            )))
+        }
+    }
+}

@@ -53,6 +53,8 @@ pub enum ToolErrorKind {
     /// The tool stopped work that ran out of its own time limit (audit outcome
     /// `timeout`, like a call the registry stopped).
     TimedOut,
+    /// The model should fix its call and try again ([`ToolError::retry`]).
+    Retry,
 }
 
 impl ToolError {
@@ -64,6 +66,14 @@ impl ToolError {
     /// A failure caused by the arguments; reported like a validation error.
     pub fn invalid_arguments(message: impl fmt::Display) -> Self {
         Self::with_kind(ToolErrorKind::InvalidArguments, message)
+    }
+
+    /// The model should correct its call and try again: the message says how. The
+    /// registry counts these per tool and session against a budget
+    /// ([`ToolRegistryBuilder::retries`](crate::ToolRegistryBuilder::retries),
+    /// `#[tool(retries = N)]`); once it is spent, the call is refused for good.
+    pub fn retry(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::Retry, message)
     }
 
     /// The tool stopped because its call was cancelled.

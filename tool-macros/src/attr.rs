@@ -25,6 +25,8 @@ const KNOWN: &[&str] = &[
     "strict",
     "timeout",
     "cancel_grace",
+    "retries",
+    "max_concurrency",
     "enabled",
     "crate",
 ];
@@ -42,6 +44,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) strict: Option<bool>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel_grace: Option<Duration>,
+    pub(crate) retries: Option<u32>,
+    pub(crate) max_concurrency: Option<u32>,
     pub(crate) enabled: Option<(Expr, Span)>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
@@ -99,6 +103,8 @@ impl ToolAttrs {
             "strict" => self.strict = Some(flag_value(&meta)?),
             "timeout" => self.timeout = Some(duration_value(&meta, key)?),
             "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
+            "retries" => self.retries = Some(count_value(&meta, key, 0)?),
+            "max_concurrency" => self.max_concurrency = Some(count_value(&meta, key, 1)?),
             "enabled" => {
                 let span = meta.span();
                 let Meta::NameValue(pair) = meta else {
@@ -195,6 +201,33 @@ fn duration_value(meta: &Meta, key: &str) -> syn::Result<Duration> {
         ));
     }
     Ok(duration)
+}
+
+/// A count attribute (`retries = 2`, `max_concurrency = 1`) of at least `min`.
+fn count_value(meta: &Meta, key: &str, min: u32) -> syn::Result<u32> {
+    let invalid = || {
+        syn::Error::new(
+            meta.span(),
+            format!("`{key}` takes a whole number: `{key} = {}`", min.max(1)),
+        )
+    };
+    let Meta::NameValue(pair) = meta else {
+        return Err(invalid());
+    };
+    let Expr::Lit(ExprLit {
+        lit: Lit::Int(int), ..
+    }) = &pair.value
+    else {
+        return Err(invalid());
+    };
+    let value: u32 = int.base10_parse().map_err(|_| invalid())?;
+    if value < min {
+        return Err(syn::Error::new(
+            int.span(),
+            format!("`{key}` must be at least {min}"),
+        ));
+    }
+    Ok(value)
 }
 
 /// `crate = path` or `crate = "path"`.

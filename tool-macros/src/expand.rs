@@ -79,6 +79,16 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(::core::time::Duration::from_millis(#millis))));
         }
     }
+    let counts = [
+        ("retries", attrs.retries),
+        ("max_concurrency", attrs.max_concurrency),
+    ];
+    for (method, value) in counts {
+        if let Some(count) = value {
+            let method = syn::Ident::new(method, proc_macro2::Span::call_site());
+            calls.push(quote!(.#method(#count)));
+        }
+    }
     quote!(#krate::ToolMeta::new(#name, #description) #(#calls)*)
 }
 

@@ -157,6 +157,18 @@ impl ToolRegistry {
                 };
             }
         };
+        if let Some(max) = self.config().max_calls_per_session
+            && !self.config().session_calls.admit(session_id.as_ref(), max)
+        {
+            let message = format!(
+                "`{name}` was not run: this session has made {max} tool calls, the most it may \
+                 make. Do not call tools again; answer with what you have, or tell the user."
+            );
+            return Finished {
+                repairs,
+                ..Finished::failure(Outcome::Denied, message)
+            };
+        }
         // The hooks after the call see its arguments; kept only when there are hooks.
         let kept = (!self.config().hooks.is_empty()).then(|| value.clone());
         // A timeout too long to add to the clock is no limit at all.
@@ -174,8 +186,11 @@ impl ToolRegistry {
         let ctx = self
             .context(call_id, options, limit, cancellation.clone())
             .with_tool_name(entry.name.clone());
-        let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit).await;
+        let permits = entry.permits.clone();
+        let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit, permits).await;
+        let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
         let (outcome, mut output) = settle(name, run);
+        output = self.count_retries(&entry, session_id.as_ref(), retried, output);
         if let Some(arguments) = kept {
             output = self
                 .after_hooks(
@@ -193,6 +208,35 @@ impl ToolRegistry {
             output,
             repairs,
         }
+    }
+
+    /// Keeps the tool's retry budget: a retry answer past it becomes a final error.
+    fn count_retries(
+        &self,
+        entry: &Entry,
+        session: Option<&Arc<str>>,
+        retried: bool,
+        output: ToolOutput,
+    ) -> ToolOutput {
+        let Some(budget) = entry.tool.spec().retries.or(self.config().retries) else {
+            return output;
+        };
+        let counts = &self.config().retry_counts;
+        if !retried {
+            counts.reset(session, &entry.name);
+            return output;
+        }
+        let count = counts.retried(session, &entry.name);
+        if count <= budget {
+            return output;
+        }
+        let name = &entry.name;
+        ToolOutput::error(format!(
+            "`{name}` asked for a corrected call {count} times in a row; its budget of {budget} \
+             retries is spent. Stop calling `{name}` for this and tell the user what went wrong. \
+             The last answer was: {}",
+            output.text_content()
+        ))
     }
 
     fn context(

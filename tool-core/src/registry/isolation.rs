@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt as _;
 use serde_json::Value;
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
@@ -44,11 +47,21 @@ pub(crate) async fn run_isolated(
     ctx: ToolContext,
     cancellation: &CallCancellation,
     limit: Option<TimeLimit>,
+    permits: Option<Arc<Semaphore>>,
 ) -> Result<ToolOutput, Stopped> {
     let cancel_grace = tool.spec().cancel_grace;
     // `call` itself may panic before returning its future (hand-written tools).
-    let future = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
+    let call = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
+    // Waiting for a permit is inside the limits below: a timeout or a cancellation ends
+    // the wait like it ends the tool. The semaphore is never closed.
+    let future = async move {
+        let _permit = match permits {
+            Some(permits) => permits.acquire_owned().await.ok(),
+            None => None,
+        };
+        call.await
+    };
     let mut future = pin!(AssertUnwindSafe(future).catch_unwind());
     // Only the caller can cancel a call from outside; without its token there is nothing
     // to watch.

@@ -13,6 +13,7 @@ mod dispatch;
 mod gate;
 mod hook_chain;
 mod isolation;
+mod limits;
 mod output_limit;
 mod recorder;
 
@@ -99,6 +100,11 @@ pub(crate) struct Config {
     /// Tools a person let run for the rest of a session; shared with derived registries.
     pub(crate) grants: Arc<SessionGrants>,
     pub(crate) hooks: Arc<[Arc<dyn Hook>]>,
+    /// The retry budget of tools that set none; `None`: unlimited.
+    pub(crate) retries: Option<u32>,
+    pub(crate) retry_counts: Arc<limits::RetryCounts>,
+    pub(crate) max_calls_per_session: Option<u64>,
+    pub(crate) session_calls: Arc<limits::SessionCalls>,
 }
 
 /// The tools, in registration order, with a name index, and the policy's rules for each
@@ -124,6 +130,8 @@ pub(crate) struct EntryData {
     pub(crate) timeout: Option<Duration>,
     /// Its definitions, rendered once per set of options.
     pub(crate) definitions: DefinitionCache,
+    /// Permits for its calls, when it limits how many run at once.
+    pub(crate) permits: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl std::ops::Deref for Entry {
@@ -148,6 +156,11 @@ impl Entry {
         Self(Arc::new(EntryData {
             name: spec.name.as_str().into(),
             timeout: spec.timeout,
+            permits: spec.max_concurrency.map(|limit| {
+                Arc::new(tokio::sync::Semaphore::new(
+                    usize::try_from(limit).unwrap_or(usize::MAX),
+                ))
+            }),
             tool,
             validator,
             definitions: DefinitionCache::default(),
@@ -224,6 +237,8 @@ pub struct ToolRegistryBuilder {
     policy: Option<Policy>,
     approver: Option<Arc<dyn Approver>>,
     hooks: Vec<Arc<dyn Hook>>,
+    retries: Option<u32>,
+    max_calls_per_session: Option<u64>,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -239,6 +254,8 @@ impl Default for ToolRegistryBuilder {
             policy: None,
             approver: None,
             hooks: Vec::new(),
+            retries: None,
+            max_calls_per_session: None,
         }
     }
 }
@@ -324,6 +341,22 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Gives the model `retries` [retry](crate::ToolError::retry) answers in a row per
+    /// tool and session; the next one ends with a final error saying the budget is spent.
+    /// A tool's own budget (`#[tool(retries = N)]`) wins. Default: unlimited.
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = Some(retries);
+        self
+    }
+
+    /// Runs at most `max` calls per session ([`ToolCall::with_session_id`],
+    /// [`ToolRegistry::session`]; calls without a session count together); later calls
+    /// are refused. Calls that fail validation or the policy do not count.
+    pub fn max_calls_per_session(mut self, max: u64) -> Self {
+        self.max_calls_per_session = Some(max);
+        self
+    }
+
     /// Results are passed on whatever their size.
     pub fn no_output_limit(mut self) -> Self {
         self.max_output_bytes = None;
@@ -345,6 +378,10 @@ impl ToolRegistryBuilder {
                 approver: self.approver,
                 grants: Arc::default(),
                 hooks: self.hooks.into(),
+                retries: self.retries,
+                retry_counts: Arc::default(),
+                max_calls_per_session: self.max_calls_per_session,
+                session_calls: Arc::default(),
             },
             ToolTable::default(),
         )

@@ -64,6 +64,11 @@ pub struct ToolMeta {
     pub timeout: Option<Duration>,
     /// How long the tool may take, once its call is cancelled, to return what it has.
     pub cancel_grace: Option<Duration>,
+    /// How many [retry](crate::ToolError::retry) answers in a row the model gets in a
+    /// session before the tool refuses; overrides the registry's budget.
+    pub retries: Option<u32>,
+    /// At most this many calls of the tool run at once; the others wait.
+    pub max_concurrency: Option<u32>,
 }
 
 impl ToolMeta {
@@ -76,6 +81,8 @@ impl ToolMeta {
             strict: false,
             timeout: None,
             cancel_grace: None,
+            retries: None,
+            max_concurrency: None,
         }
     }
 
@@ -131,6 +138,21 @@ impl ToolMeta {
         self
     }
 
+    /// Gives the model `retries` [retry](crate::ToolError::retry) answers in a row per
+    /// session before the call is refused for good (overrides
+    /// [`ToolRegistryBuilder::retries`](crate::ToolRegistryBuilder::retries)).
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = Some(retries);
+        self
+    }
+
+    /// Runs at most `limit` (at least 1) calls of the tool at once, across every registry
+    /// it is in; further calls wait, and the wait counts toward their timeout.
+    pub fn max_concurrency(mut self, limit: u32) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
@@ -142,6 +164,8 @@ impl ToolMeta {
             strict: self.strict,
             timeout: self.timeout,
             cancel_grace: self.cancel_grace,
+            retries: self.retries,
+            max_concurrency: self.max_concurrency,
         }
     }
 }
@@ -170,6 +194,10 @@ pub struct ToolSpec {
     /// How long the tool may take, once its call is cancelled, to return what it has
     /// ([`ToolMeta::cancel_grace`]).
     pub cancel_grace: Option<Duration>,
+    /// The tool's retry budget ([`ToolMeta::retries`]).
+    pub retries: Option<u32>,
+    /// How many of its calls may run at once ([`ToolMeta::max_concurrency`]).
+    pub max_concurrency: Option<u32>,
 }
 
 impl ToolSpec {

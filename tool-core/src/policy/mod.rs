@@ -14,7 +14,7 @@
 //!
 //! A tool's hints are read as MCP defines their defaults: a tool not marked read-only is
 //! taken as destructive and open-world unless it says otherwise, so an unannotated tool
-//! asks under `default`. A refused call is an error result that names the rule (or mode)
+//! asks under `default`; a read-only tool asks only if it is marked open-world. A refused call is an error result that names the rule (or mode)
 //! and tells the model not to retry it; its audit outcome is
 //! [`Outcome::Denied`](crate::Outcome::Denied).
 //!
@@ -198,11 +198,12 @@ impl fmt::Display for PolicyError {
         let count = self.problems.len();
         write!(
             f,
-            "{count} invalid policy rule{}:",
+            "{count} invalid policy rule{}: ",
             if count == 1 { "" } else { "s" }
         )?;
-        for RuleProblem { list, rule, problem } in &self.problems {
-            write!(f, " {} rule `{rule}`: {problem};", list.as_str())?;
+        for (position, RuleProblem { list, rule, problem }) in self.problems.iter().enumerate() {
+            let separator = if position == 0 { "" } else { "; " };
+            write!(f, "{separator}{} rule `{rule}`: {problem}", list.as_str())?;
         }
         Ok(())
     }
@@ -319,8 +320,11 @@ impl Policy {
         let hints = &spec.annotations;
         let read_only = hints.read_only == Some(true);
         // MCP's defaults: a tool that is not read-only is destructive and open-world
-        // unless it says otherwise.
-        let risky = !read_only && (hints.destructive != Some(false) || hints.open_world != Some(false));
+        // unless it says otherwise. A read-only tool asks only when it says it reaches an
+        // open world (fetching a page tells the page's owner what the agent is doing).
+        let changes_things =
+            !read_only && (hints.destructive != Some(false) || hints.open_world != Some(false));
+        let risky = changes_things || hints.open_world == Some(true);
         let reason = Reason {
             by: DecidedBy::Mode(self.mode()),
         };

@@ -51,14 +51,27 @@ fn kind(decision: &Decision) -> &'static str {
 
 #[test]
 fn each_mode_decides_what_no_rule_does() {
+    let fetch = spec(
+        "fetch",
+        ToolAnnotations {
+            read_only: Some(true),
+            open_world: Some(true),
+            ..ToolAnnotations::default()
+        },
+    );
     let cases = [
-        (PolicyMode::Default, ["allow", "allow", "ask"]),
-        (PolicyMode::ReadOnly, ["allow", "deny", "deny"]),
-        (PolicyMode::Bypass, ["allow", "allow", "allow"]),
+        (PolicyMode::Default, ["allow", "allow", "ask", "ask"]),
+        (PolicyMode::ReadOnly, ["allow", "deny", "deny", "allow"]),
+        (PolicyMode::Bypass, ["allow", "allow", "allow", "allow"]),
     ];
     for (mode, expected) in cases {
         let policy = Policy::builder().mode(mode).build().unwrap();
-        let tools = [read_only("read"), harmless("count"), unannotated("exec")];
+        let tools = [
+            read_only("read"),
+            harmless("count"),
+            unannotated("exec"),
+            fetch.clone(),
+        ];
         for (tool, expected) in tools.iter().zip(expected) {
             let decision = decide(&policy, tool, json!({}));
             assert_eq!(kind(&decision), expected, "{mode} {}", tool.name);

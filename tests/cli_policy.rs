@@ -456,3 +456,58 @@ async fn serve_refuses_a_denied_call_for_an_mcp_client() {
     assert!(text(&read).contains("keep me"), "{}", text(&read));
     client.cancel().await.unwrap();
 }
+
+/// The README's policy file, as written there.
+fn readme_policy() -> String {
+    let readme = include_str!("../README.md");
+    let section = &readme[readme.find("#### Policy").expect("a Policy section")..];
+    let start = section.find("```toml\n").expect("a TOML block") + "```toml\n".len();
+    let end = start + section[start..].find("```").expect("the block's end");
+    section[start..end].to_owned()
+}
+
+#[test]
+fn the_readme_policy_does_what_it_says() {
+    let dirs = Dirs::new();
+    let policy = dirs.file("readme-policy.toml", &readme_policy());
+    let listed = dirs.run(&["--policy", &policy, "list"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    assert!(
+        list_line(&stdout(&listed), "exec").starts_with("exec depends on arguments"),
+        "{}",
+        stdout(&listed)
+    );
+    let call =
+        |tool: &str, arguments: &str| stdout(&dirs.run(&["--policy", &policy, "call", tool, arguments]));
+    let denied = [
+        ("exec", r#"{"command": "rm -rf x"}"#, "exec(command: rm -rf*)"),
+        (
+            "exec",
+            r#"{"command": "git push --force origin"}"#,
+            "exec(command: git push --force*)",
+        ),
+        (
+            "write_file",
+            r#"{"path": "config/.env", "content": "A=1"}"#,
+            "write_file(path: *.env)",
+        ),
+        (
+            "edit_file",
+            r#"{"path": ".env", "old_text": "A", "new_text": "B"}"#,
+            "edit_file(path: *.env)",
+        ),
+    ];
+    for (tool, arguments, rule) in denied {
+        let out = call(tool, arguments);
+        assert!(
+            out.contains(&format!("the deny rule `{rule}`")),
+            "{arguments}: {out}"
+        );
+    }
+    assert!(dirs.ws().join("x/keep.txt").exists());
+    let status = call("exec", r#"{"command": "git status --short"}"#);
+    assert!(!status.contains("was not run"), "{status}");
+    let written = call("write_file", r#"{"path": "tests/a.rs", "content": "//! a\n"}"#);
+    assert!(!written.contains("was not run"), "{written}");
+    assert!(dirs.ws().join("tests/a.rs").exists());
+}

@@ -105,6 +105,26 @@ async fn list_prints_one_line_per_tool() {
 }
 
 #[tokio::test]
+async fn list_with_a_policy_shows_what_it_does_with_each_tool_in_a_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "[policy]\ndeny = [\"wipe\"]\nask = [\"rep*\"]\nallow = [\"label(labels: *)\"]\n",
+    )
+    .unwrap();
+    let out = run(&["list", "--policy", policy.to_str().unwrap()], "").await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "repeat         asks (ask rule `rep*`)     [read-only, idempotent] Repeat a text a number of times.\n\
+         count_entries  allowed                    [read-only] Count the entries in the workspace root.\n\
+         wipe           denied (deny rule `wipe`)  [destructive] Delete everything (but not really).\n\
+         label          depends on arguments       [idempotent] Label the workspace.\n"
+    );
+}
+
+#[tokio::test]
 async fn schema_prints_definitions_as_a_json_array() {
     let out = run(&["schema", "--dialect", "openai-chat"], "").await;
     assert_eq!(out.status, 0, "{}", out.stderr);

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp schema --dialect gemini\n\nWith --mount, another MCP server's tools join the built-in ones as NAME_<tool> for every\ncommand: listed, described, called and served through this registry's validation,\ntimeouts and audit log. The servers are unmounted (a child process is stopped) before\nthe command exits."
+    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp schema --dialect gemini\n  agent-tools --policy policy.toml serve\n\nWith --mount, another MCP server's tools join the built-in ones as NAME_<tool> for every\ncommand: listed, described, called and served through this registry's validation,\ntimeouts and audit log. The servers are unmounted (a child process is stopped) before\nthe command exits.\n\nWith --policy FILE, or a [policy] section in --config (--policy wins entirely: the\nconfig's section is then ignored), the policy decides every call, whether called, served\nor mounted: a refused call is an error result that names the rule or mode."
 )]
 pub(super) struct Cli {
     /// Options shared by all commands.
@@ -28,6 +28,12 @@ pub(super) struct GlobalArgs {
     /// A TOML configuration file.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// A TOML policy file deciding which tool calls run: `[policy]` with `mode`
+    /// (default | read_only | bypass) and `deny`, `ask`, `allow` rules such as
+    /// "exec(command: git status*)". It replaces a `[policy]` section of --config
+    /// entirely. Calls that ask for approval are refused: no one can be asked here.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
     /// Append one JSON line per tool call to this file.
     #[arg(long, global = true, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
@@ -54,7 +60,7 @@ pub(super) struct GlobalArgs {
 pub(super) enum Command {
     /// List the tools: name, hints, and the first sentence of the description.
     #[command(
-        after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)"
+        after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)\n  agent-tools --policy policy.toml list\n\nWith a policy (--policy, or [policy] in --config), a column after the name says what it\ndoes with the tool's calls: allowed; asks (RULE or MODE) — refused, as no one can be\nasked here; denied (RULE or MODE); or depends on arguments (rules over its arguments\ndecide call by call)."
     )]
     List,
     /// Print tool definitions as a JSON array, in a provider's format.

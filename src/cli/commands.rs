@@ -1,19 +1,36 @@
 //! What each subcommand does once the registry is ready.
 
 use crate::testing::provider_rule_violations;
-use crate::{Definition, DefinitionOptions, Tool, ToolCall, ToolRegistry};
+use crate::{Definition, DefinitionOptions, Policy, Reason, Tool, ToolCall, ToolRegistry, ToolVerdict};
 
 use super::{CliError, Io};
 
-/// `list`: `name  [hints]  summary`, one tool per line, names aligned.
-pub(super) fn list(registry: &ToolRegistry, io: &mut Io<'_>) -> Result<(), CliError> {
+/// `list`: `name  [hints]  summary`, one tool per line, names aligned; with a policy,
+/// what it does with the tool's calls in a column after the name.
+pub(super) fn list(
+    registry: &ToolRegistry,
+    policy: Option<&Policy>,
+    io: &mut Io<'_>,
+) -> Result<(), CliError> {
     let tools = registry.tools();
     if tools.is_empty() {
         writeln!(io.stderr, "no tools are registered").map_err(CliError::output)?;
         return Ok(());
     }
     let width = tools.iter().map(|tool| tool.spec().name.len()).max().unwrap_or(0);
-    for tool in &tools {
+    let verdicts: Vec<String> = match policy {
+        Some(policy) => tools
+            .iter()
+            .map(|tool| verdict_label(policy, &policy.verdict_for_tool(tool.spec())))
+            .collect(),
+        None => Vec::new(),
+    };
+    let verdict_width = verdicts
+        .iter()
+        .map(|label| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (index, tool) in tools.iter().enumerate() {
         let spec = tool.spec();
         let hints = hints(tool.as_ref());
         let hints = if hints.is_empty() {
@@ -23,9 +40,31 @@ pub(super) fn list(registry: &ToolRegistry, io: &mut Io<'_>) -> Result<(), CliEr
         };
         // One line per tool, though a first sentence may wrap in the doc comment.
         let summary = spec.summary().split_whitespace().collect::<Vec<_>>().join(" ");
-        writeln!(io.stdout, "{:width$}  {hints}{summary}", spec.name).map_err(CliError::output)?;
+        let verdict = match verdicts.get(index) {
+            Some(label) => format!("{label:verdict_width$}  "),
+            None => String::new(),
+        };
+        writeln!(io.stdout, "{:width$}  {verdict}{hints}{summary}", spec.name).map_err(CliError::output)?;
     }
     Ok(())
+}
+
+/// What `policy` does with a tool's calls, in a few words: `allowed`, `asks (ask rule
+/// `web_fetch`)`, `denied (policy mode `read_only`)`, `depends on arguments`.
+fn verdict_label(policy: &Policy, verdict: &ToolVerdict) -> String {
+    let why = |reason: &Reason| match reason.rule_text() {
+        Some((list, rule)) => format!("{} rule `{rule}`", list.as_str()),
+        // The long form explains the mode; `--help` and the README do that here.
+        None => format!("policy mode `{}`", policy.mode()),
+    };
+    match verdict {
+        ToolVerdict::Allowed => "allowed".to_owned(),
+        ToolVerdict::Asks(reason) => format!("asks ({})", why(reason)),
+        ToolVerdict::Denied(reason) => format!("denied ({})", why(reason)),
+        ToolVerdict::DependsOnArguments => "depends on arguments".to_owned(),
+        // A verdict this version does not know yet: say so rather than guess.
+        _ => "decided by the policy".to_owned(),
+    }
 }
 
 fn hints(tool: &dyn Tool) -> Vec<&'static str> {

@@ -23,17 +23,24 @@
 //! `--mount NAME=COMMAND|URL` adds another MCP server's tools (as `NAME_<tool>`) for any
 //! subcommand; the servers are unmounted, a child process stopped, before `run` returns.
 //!
-//! Exit status: 0 on success; 1 when `call`'s result is an error, or when `schema` prints
-//! a definition its provider would reject (see `schema --help`); 2 for usage and
-//! configuration errors (a server that cannot be mounted among them), which are reported
-//! as one line on stderr.
+//! `--policy FILE` (or a `[policy]` section in `--config`; the `--policy` file wins
+//! entirely) sets the registry's [`Policy`]: it decides every call, served, called or
+//! mounted, and `list` shows what it does with each tool.
+//!
+//! Exit status: 0 on success; 1 when `call`'s result is an error (a call the policy
+//! refuses among them), or when `schema` prints a definition its provider would reject
+//! (see `schema --help`); 2 for usage and configuration errors (a server that cannot be
+//! mounted, a policy file with a bad rule among them), which are reported as one line on
+//! stderr.
 
 mod args;
 mod commands;
 mod config;
 mod mounts;
+mod policy;
 mod runtime;
 mod serve;
+mod toml_file;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -43,11 +50,12 @@ use std::sync::Arc;
 use clap::Parser as _;
 
 use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
-pub use config::{Config, ConfigError};
+pub use config::Config;
 use mounts::Announce;
+pub use toml_file::{ConfigError, FileKind};
 
 use crate::builtin_tools::Workspace;
-use crate::{DefinitionOptions, JsonlAudit, ToolRegistry};
+use crate::{DefinitionOptions, JsonlAudit, Policy, ToolRegistry};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
@@ -80,6 +88,9 @@ pub struct Settings {
     pub allow_private_network: bool,
     /// `--memory-db`: where the memory tools keep their database.
     pub memory_db: Option<std::path::PathBuf>,
+    /// The policy the registry decides calls by: the `--policy` file's, else the
+    /// `--config` file's `[policy]`; `None` without either.
+    pub policy: Option<Policy>,
 }
 
 /// A usage or configuration error of the command line itself (not of a tool): one line
@@ -240,7 +251,8 @@ where
     };
     let global = &cli.global;
     let mounted = mounts::mount_all(&registry, &global.mounts, &global.mount_tokens, announce, io).await?;
-    let status = run_command(&cli.command, registry, mounted.skipped(), io).await;
+    let policy = settings.policy.as_ref();
+    let status = run_command(&cli.command, registry, policy, mounted.skipped(), io).await;
     // Whatever the command's outcome: a child server must not outlive us.
     mounted.unmount().await;
     if let Some(audit) = audit {
@@ -249,15 +261,17 @@ where
     status
 }
 
-/// Runs the subcommand; `skipped` is how many mounted tools could not be mounted.
+/// Runs the subcommand over `registry`, whose policy is `policy`; `skipped` is how many
+/// mounted tools could not be mounted.
 async fn run_command(
     command: &Command,
     registry: ToolRegistry,
+    policy: Option<&Policy>,
     skipped: usize,
     io: &mut Io<'_>,
 ) -> Result<u8, CliError> {
     match command {
-        Command::List => commands::list(&registry, io).map(|()| EXIT_OK),
+        Command::List => commands::list(&registry, policy, io).map(|()| EXIT_OK),
         Command::Schema {
             dialect,
             strict,
@@ -306,11 +320,18 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
             .map_err(|error| CliError(format!("cannot find the current directory: {error}")))?,
     };
     let workspace = Workspace::open(&root).map_err(|error| CliError(error.to_string()))?;
+    // `--policy` replaces the config's section as a whole: merging two lists of rules
+    // would leave it unclear which file decided a call.
+    let policy = match &global.policy {
+        Some(path) => Some(policy::load(path).map_err(|error| CliError(error.to_string()))?),
+        None => config.policy.clone(),
+    };
     Ok(Settings {
         workspace,
         config,
         allow_private_network: global.allow_private_network,
         memory_db: global.memory_db.clone(),
+        policy,
     })
 }
 
@@ -331,6 +352,9 @@ fn build_registry(settings: &Settings, audit: Option<Arc<JsonlAudit>>) -> Result
     }
     if let Some(audit) = audit {
         builder = builder.audit(audit);
+    }
+    if let Some(policy) = &settings.policy {
+        builder = builder.policy(policy.clone());
     }
     Ok(builder.build())
 }

@@ -187,7 +187,16 @@ impl ToolRegistry {
             .context(call_id, options, limit, cancellation.clone())
             .with_tool_name(entry.name.clone());
         let permits = entry.permits.clone();
-        let run = run_isolated(entry.tool.as_ref(), value, ctx, &cancellation, limit, permits).await;
+        let run = run_isolated(
+            entry.tool.as_ref(),
+            value,
+            ctx,
+            &cancellation,
+            limit,
+            permits,
+            entry.cancel_grace,
+        )
+        .await;
         let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
         let (outcome, mut output) = settle(name, run);
         output = self.count_retries(&entry, session_id.as_ref(), retried, output);
@@ -218,7 +227,7 @@ impl ToolRegistry {
         retried: bool,
         output: ToolOutput,
     ) -> ToolOutput {
-        let Some(budget) = entry.tool.spec().retries.or(self.config().retries) else {
+        let Some(budget) = entry.retries.or(self.config().retries) else {
             return output;
         };
         let counts = &self.config().retry_counts;

@@ -39,8 +39,10 @@ pub(crate) struct TimeLimit {
 }
 
 /// Runs `tool` until it finishes, its deadline passes or its token is cancelled, catching
-/// panics. A tool with a `cancel_grace` gets that long after a cancellation to return what
-/// it has (its token is cancelled at once); any other tool is dropped at once.
+/// panics. With a `cancel_grace` (the tool's, read from its spec at registration) the tool
+/// gets that long after a cancellation to return what it has (its token is cancelled at
+/// once); any other tool is dropped at once. With `permits`, the call first waits for
+/// one, inside the same limits.
 pub(crate) async fn run_isolated(
     tool: &dyn Tool,
     arguments: Value,
@@ -48,8 +50,8 @@ pub(crate) async fn run_isolated(
     cancellation: &CallCancellation,
     limit: Option<TimeLimit>,
     permits: Option<Arc<Semaphore>>,
+    cancel_grace: Option<Duration>,
 ) -> Result<ToolOutput, Stopped> {
-    let cancel_grace = tool.spec().cancel_grace;
     // `call` itself may panic before returning its future (hand-written tools).
     let call = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;

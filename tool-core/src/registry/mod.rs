@@ -128,6 +128,10 @@ pub(crate) struct EntryData {
     pub(crate) validator: Arc<ArgValidator>,
     /// The tool's own timeout, read once from its spec.
     pub(crate) timeout: Option<Duration>,
+    /// The tool's own retry budget, read once from its spec.
+    pub(crate) retries: Option<u32>,
+    /// How long it may wind down once cancelled, read once from its spec.
+    pub(crate) cancel_grace: Option<Duration>,
     /// Its definitions, rendered once per set of options.
     pub(crate) definitions: DefinitionCache,
     /// Permits for its calls, when it limits how many run at once.
@@ -156,6 +160,8 @@ impl Entry {
         Self(Arc::new(EntryData {
             name: spec.name.as_str().into(),
             timeout: spec.timeout,
+            retries: spec.retries,
+            cancel_grace: spec.cancel_grace,
             permits: spec.max_concurrency.map(|limit| {
                 Arc::new(tokio::sync::Semaphore::new(
                     usize::try_from(limit).unwrap_or(usize::MAX),

@@ -33,7 +33,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ToolSpec;
 use rule::Rule;
@@ -270,7 +270,7 @@ impl Policy {
             return ToolVerdict::Allowed;
         }
         match rules.by_mode {
-            Decision::Allow(_) => ToolVerdict::Allowed,
+            Decision::Allow => ToolVerdict::Allowed,
             _ if narrow(RuleList::Allow) => ToolVerdict::DependsOnArguments,
             Decision::Ask(reason) => ToolVerdict::Asks(reason),
             Decision::Deny(reason) => ToolVerdict::Denied(reason),
@@ -279,7 +279,7 @@ impl Policy {
 
     /// Decides a call with validated `arguments` by `rules`, which are
     /// [`rules_for`](Self::rules_for) its tool.
-    pub(crate) fn decide(rules: &ToolRules, arguments: &Map<String, Value>) -> Decision {
+    pub(crate) fn decide(rules: &ToolRules, arguments: &Value) -> Decision {
         if let Some(rule) = rules.wide.deny.first() {
             return Decision::Deny(Reason::rule(RuleList::Deny, rule));
         }
@@ -305,13 +305,8 @@ impl Policy {
         {
             return Decision::Ask(Reason::rule(RuleList::Ask, rule));
         }
-        if let Some(rule) = rules
-            .wide
-            .allow
-            .first()
-            .or_else(|| first(RuleList::Allow, Rule::permits))
-        {
-            return Decision::Allow(Some(Reason::rule(RuleList::Allow, rule)));
+        if !rules.wide.allow.is_empty() || first(RuleList::Allow, Rule::permits).is_some() {
+            return Decision::Allow;
         }
         rules.by_mode.clone()
     }
@@ -329,11 +324,11 @@ impl Policy {
             by: DecidedBy::Mode(self.mode()),
         };
         match self.mode() {
-            PolicyMode::Bypass => Decision::Allow(None),
-            PolicyMode::ReadOnly if read_only => Decision::Allow(None),
+            PolicyMode::Bypass => Decision::Allow,
+            PolicyMode::ReadOnly if read_only => Decision::Allow,
             PolicyMode::ReadOnly => Decision::Deny(reason),
             PolicyMode::Default if risky => Decision::Ask(reason),
-            PolicyMode::Default => Decision::Allow(None),
+            PolicyMode::Default => Decision::Allow,
         }
     }
 }
@@ -417,8 +412,8 @@ impl ToolRules {
 /// What the policy decided about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Decision {
-    /// Run it: by an allow rule, or by the mode (`None`).
-    Allow(Option<Reason>),
+    /// Run it.
+    Allow,
     /// Ask a person first.
     Ask(Reason),
     /// Refuse it.

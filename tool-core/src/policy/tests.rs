@@ -37,13 +37,12 @@ fn unannotated(name: &str) -> ToolSpec {
 }
 
 fn decide(policy: &Policy, spec: &ToolSpec, arguments: Value) -> Decision {
-    let arguments = arguments.as_object().cloned().unwrap();
     Policy::decide(&policy.rules_for(spec), &arguments)
 }
 
 fn kind(decision: &Decision) -> &'static str {
     match decision {
-        Decision::Allow(_) => "allow",
+        Decision::Allow => "allow",
         Decision::Ask(_) => "ask",
         Decision::Deny(_) => "deny",
     }

@@ -112,7 +112,7 @@ impl ToolRegistry {
             recorder.raw_arguments(&arguments);
             return Finished::failure(Outcome::UnknownTool, self.unknown_tool_message(name));
         };
-        let ParsedArguments { mut value, repairs } = match arguments::parse(arguments) {
+        let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
             Ok(parsed) => parsed,
             Err(rejected) => {
                 recorder.raw_arguments(&rejected.arguments);
@@ -121,14 +121,15 @@ impl ToolRegistry {
             }
         };
         recorder.arguments(&value);
-        entry.validator.drop_optional_nulls(&mut value);
-        if let Err(problems) = entry.validator.validate(&value) {
-            let message = InvalidArguments::new(name, problems).to_string();
-            return Finished {
-                repairs,
-                ..Finished::failure(Outcome::InvalidArguments, message)
-            };
-        }
+        let value = match entry.checked(value) {
+            Ok(value) => value,
+            Err(invalid) => {
+                return Finished {
+                    repairs,
+                    ..Finished::failure(Outcome::InvalidArguments, invalid.to_string())
+                };
+            }
+        };
         let session_id = options.session_id.clone();
         let passed = match self
             .before_hooks(&entry, call_id, session_id.as_deref(), value)

@@ -5,14 +5,13 @@ use std::pin::pin;
 use std::sync::Arc;
 
 use futures_util::future::{Either, select};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::call::CallOptions;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolRegistry};
 use crate::approval::ask_by_form;
 use crate::policy::{Decision, ToolRules};
-use crate::validation::InvalidArguments;
 use crate::{Approval, ApprovalRequest, Outcome, Policy, Reason};
 
 /// What came of asking for approval.
@@ -58,8 +57,8 @@ impl ToolRegistry {
             return Ok(value);
         };
         let name = &call.entry.name;
-        let reason = match Policy::decide(&rules, as_object(&value)) {
-            Decision::Allow(_) => return Ok(value),
+        let reason = match Policy::decide(&rules, &value) {
+            Decision::Allow => return Ok(value),
             Decision::Deny(reason) => return Err(denied(name, &reason)),
             Decision::Ask(reason) => reason,
         };
@@ -120,25 +119,16 @@ impl ToolRegistry {
 }
 
 /// Arguments a person edited: valid for the tool, and not refused by a deny rule.
-fn checked_edit(entry: &Entry, rules: &ToolRules, mut edited: Value) -> Result<Value, Refusal> {
-    entry.validator.drop_optional_nulls(&mut edited);
-    if let Err(problems) = entry.validator.validate(&edited) {
-        let message = InvalidArguments::new(&*entry.name, problems);
-        return Err(Refusal::new(
-            Outcome::InvalidArguments,
-            format!("the arguments as edited by the user are not valid: {message}"),
-        ));
-    }
-    match Policy::decide(rules, as_object(&edited)) {
+fn checked_edit(entry: &Entry, rules: &ToolRules, edited: Value) -> Result<Value, Refusal> {
+    let edited = entry.checked(edited).map_err(|invalid| {
+        let message = format!("the arguments as edited by the user are not valid: {invalid}");
+        Refusal::new(Outcome::InvalidArguments, message)
+    })?;
+    match Policy::decide(rules, &edited) {
         Decision::Deny(reason) => Err(denied(&entry.name, &reason)),
         // A person approved these arguments: an ask is answered.
-        Decision::Allow(_) | Decision::Ask(_) => Ok(edited),
+        Decision::Allow | Decision::Ask(_) => Ok(edited),
     }
-}
-
-fn as_object(value: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    value.as_object().unwrap_or_else(|| EMPTY.get_or_init(Map::new))
 }
 
 fn denied(name: &str, reason: &Reason) -> Refusal {

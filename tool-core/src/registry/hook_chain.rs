@@ -4,7 +4,6 @@ use serde_json::Value;
 
 use super::gate::Refusal;
 use super::{Entry, ToolRegistry};
-use crate::validation::InvalidArguments;
 use crate::{BeforeCall, HookCall, Outcome, ToolOutput};
 
 /// How the hooks before a call let it go on.
@@ -75,16 +74,9 @@ impl ToolRegistry {
 }
 
 /// Arguments a hook rewrote, if they are valid for the tool.
-fn checked_rewrite(entry: &Entry, mut rewritten: Value) -> Result<Value, Ended> {
-    entry.validator.drop_optional_nulls(&mut rewritten);
-    match entry.validator.validate(&rewritten) {
-        Ok(()) => Ok(rewritten),
-        Err(problems) => {
-            let message = InvalidArguments::new(&*entry.name, problems);
-            Err(Ended::Refused(Refusal::new(
-                Outcome::InvalidArguments,
-                format!("the arguments as rewritten by a hook are not valid: {message}"),
-            )))
-        }
-    }
+fn checked_rewrite(entry: &Entry, rewritten: Value) -> Result<Value, Ended> {
+    entry.checked(rewritten).map_err(|invalid| {
+        let message = format!("the arguments as rewritten by a hook are not valid: {invalid}");
+        Ended::Refused(Refusal::new(Outcome::InvalidArguments, message))
+    })
 }

@@ -22,13 +22,15 @@ use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
+use serde_json::Value;
+
 pub use call::{ToolArguments, ToolCall, ToolResult};
 pub use changes::ToolChanges;
 
 use crate::approval::SessionGrants;
 use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
-use crate::validation::ArgValidator;
+use crate::validation::{ArgValidator, InvalidArguments};
 use crate::{
     Approver, AuditSink, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec, Toolset,
     validate_tool_name,
@@ -152,6 +154,17 @@ impl Entry {
     fn new(tool: Arc<dyn Tool>) -> Result<Self, RegistryError> {
         let validator = checked_validator(tool.spec())?;
         Ok(Self::from_parts(tool, Arc::new(validator)))
+    }
+
+    /// `arguments` as the tool takes them (optional `null`s dropped), or what is wrong
+    /// with them, as the model reads it. Validation of a call, and again of arguments a
+    /// hook or a person changed.
+    pub(crate) fn checked(&self, mut arguments: Value) -> Result<Value, InvalidArguments> {
+        self.validator.drop_optional_nulls(&mut arguments);
+        match self.validator.validate(&arguments) {
+            Ok(()) => Ok(arguments),
+            Err(problems) => Err(InvalidArguments::new(&*self.name, problems)),
+        }
     }
 
     /// An entry for a tool whose schema is already compiled; named after its spec.

@@ -30,13 +30,17 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 
 use agent_tools::builtin_tools::{self, BuiltinConfig};
-use agent_tools::mcp::rmcp::model::{CallToolRequestParams, CallToolResult};
+use agent_tools::mcp::rmcp::model::CallToolRequestParams;
 use agent_tools::mcp::rmcp::service::RunningService;
 use agent_tools::mcp::rmcp::transport::TokioChildProcess;
 use agent_tools::mcp::rmcp::{RoleClient, ServiceExt as _};
 use agent_tools::{ToolCall, ToolRegistry, tool};
 use criterion::Criterion;
 use serde_json::{Value, json};
+
+#[path = "../tests/support/mcp_text.rs"]
+mod mcp_text;
+use mcp_text::text;
 
 /// Set in the environment of this binary started as the echo server.
 const SERVE_ECHO: &str = "AGENT_TOOLS_BENCH_SERVE_ECHO";
@@ -184,15 +188,6 @@ impl Drop for LineClient {
 fn params(tool: &str, arguments: &Value) -> CallToolRequestParams {
     CallToolRequestParams::new(tool.to_owned())
         .with_arguments(arguments.as_object().cloned().expect("an object"))
-}
-
-fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|part| part.as_text().map(|text| text.text.as_str()))
-        .collect();
-    texts.join("\n")
 }
 
 /// Node 22 and the everything server's entry point, if `scripts/npm-tools` installed them.

@@ -10,6 +10,10 @@ use agent_tools::mcp::rmcp::model::{CallToolRequestParams, CallToolResult};
 use agent_tools::mcp::rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
+#[path = "support/mcp_text.rs"]
+mod mcp_text;
+use mcp_text::text;
+
 /// The README's policy for a coding agent, and `touch` allowed for these tests.
 const CODING_POLICY: &str = r#"
 [policy]
@@ -401,15 +405,6 @@ fn a_policy_governs_mounted_tools() {
         list_line(&listing, "inner_exec").starts_with("inner_exec depends on arguments ["),
         "{listing}"
     );
-}
-
-fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|part| part.as_text().map(|text| text.text.as_str()))
-        .collect();
-    texts.join("\n")
 }
 
 async fn call(

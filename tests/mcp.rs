@@ -24,6 +24,10 @@ use rustix::process::{Pid, Signal, kill_process};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
+#[path = "support/mcp_text.rs"]
+mod mcp_text;
+use mcp_text::text;
+
 #[path = "support/processes.rs"]
 #[allow(dead_code)] // each test binary uses part of it
 mod processes;
@@ -166,15 +170,6 @@ async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
     let arguments = arguments.as_object().cloned().unwrap_or_default();
     let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
     client.peer().call_tool(params).await.unwrap()
-}
-
-fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|part| part.as_text().map(|text| text.text.as_str()))
-        .collect();
-    texts.join("\n")
 }
 
 /// Calls that must succeed, with a piece of text each result must contain.

@@ -11,11 +11,15 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use agent_tools::mcp::rmcp::model::{CallToolRequestParams, CallToolResult};
+use agent_tools::mcp::rmcp::model::CallToolRequestParams;
 use agent_tools::mcp::rmcp::service::RunningService;
 use agent_tools::mcp::rmcp::transport::TokioChildProcess;
 use agent_tools::mcp::rmcp::{RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
+
+#[path = "support/mcp_text.rs"]
+mod mcp_text;
+use mcp_text::text;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -42,15 +46,6 @@ async fn serve(dir: &Path) -> (Client, u32) {
 
 fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned()).with_arguments(arguments.as_object().cloned().unwrap())
-}
-
-fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|part| part.as_text().map(|text| text.text.as_str()))
-        .collect();
-    texts.join("\n")
 }
 
 /// The names of process `pid`'s threads.

@@ -16,6 +16,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::CallCancellation;
+use crate::tool::BoxFuture;
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
 /// How an isolated run ended, short of success.
@@ -55,14 +56,15 @@ pub(crate) async fn run_isolated(
     // `call` itself may panic before returning its future (hand-written tools).
     let call = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
-    // Waiting for a permit is inside the limits below: a timeout or a cancellation ends
-    // the wait like it ends the tool. The semaphore is never closed.
-    let future = async move {
-        let _permit = match permits {
-            Some(permits) => permits.acquire_owned().await.ok(),
-            None => None,
-        };
-        call.await
+    let future: BoxFuture<'_, Result<ToolOutput, ToolError>> = match permits {
+        None => call,
+        // Waiting for a permit is inside the limits below: a timeout or a cancellation
+        // ends the wait like it ends the tool. The semaphore is never closed. Only tools
+        // with a limit pay for the extra future.
+        Some(permits) => Box::pin(async move {
+            let _permit = permits.acquire_owned().await.ok();
+            call.await
+        }),
     };
     let mut future = pin!(AssertUnwindSafe(future).catch_unwind());
     // Only the caller can cancel a call from outside; without its token there is nothing

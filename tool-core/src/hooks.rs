@@ -1,26 +1,27 @@
-//! Hooks: code of the application's own that sees every call, before the tool runs and
-//! after — to veto, rewrite or answer a call, or to change what the model gets back.
-//!
-//! Hooks run in the order they were added ([`ToolRegistryBuilder::hook`]) for every tool
-//! of the registry, mounted ones included. Before a call: after its arguments are
-//! validated, before the [policy](crate::Policy). A hook may let the call go on, allow it
-//! without asking (a deny rule still refuses it), refuse it with a message, rewrite its
-//! arguments (validated again, and the later hooks and the policy see the new ones), or
-//! answer in the tool's place; the first refusal or answer ends the call. After a call
-//! whose tool ran, each hook may replace or annotate the output (redact it, add a note).
-//!
-//! What hooks do not do: they run in the process, with the process's rights, and are not
-//! isolated like tools are — a hook that panics or hangs takes the call with it.
-//!
-//! [`ToolRegistryBuilder::hook`]: crate::ToolRegistryBuilder::hook
+//! Hooks: the [`Hook`] trait, code of the application's own that sees every call.
 
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
 use crate::{Outcome, ToolOutput, ToolSpec};
 
-/// Code that sees every call; see the [module docs](self). Both methods default to doing
-/// nothing.
+/// Code of the application's own that sees every call, before the tool runs and
+/// after — to veto, rewrite or answer a call, or to change what the model gets back.
+///
+/// Hooks run in the order they were added ([`ToolRegistryBuilder::hook`]) for every tool
+/// of the registry, mounted ones included. Before a call: after its arguments are
+/// validated, before the [policy](crate::Policy). A hook may let the call go on, allow it
+/// without asking (a deny rule still refuses it), refuse it with a message, rewrite its
+/// arguments (validated again, and the later hooks and the policy see the new ones), or
+/// answer in the tool's place; the first refusal or answer ends the call. After a call
+/// whose tool ran, each hook may replace or annotate the output (redact it, add a note).
+///
+/// What hooks do not do: they run in the process, with the process's rights, and are not
+/// isolated like tools are — a hook that panics or hangs takes the call with it.
+///
+/// Both methods default to doing nothing.
+///
+/// [`ToolRegistryBuilder::hook`]: crate::ToolRegistryBuilder::hook
 ///
 /// ```
 /// use tool_core::{BeforeCall, BoxFuture, Hook, HookCall};

@@ -1,20 +1,5 @@
-//! What a running tool may ask of whoever called it: to log, to ask the user
-//! ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)).
-//!
-//! A [`Caller`] answers these requests. Over MCP the caller is the client: `tool-mcp`
-//! gives each served call a caller that sends `notifications/message`,
-//! `elicitation/create` and `sampling/createMessage` to it. Elsewhere the application sets
-//! one on the registry ([`ToolRegistryBuilder::caller`](crate::ToolRegistryBuilder::caller))
-//! or on a call ([`ToolCall::with_caller`](crate::ToolCall::with_caller)). A tool reaches
-//! it through [`ToolContext::log`](crate::ToolContext::log),
-//! [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample); a
-//! request nobody can answer fails with [`CallerError::NotAvailable`], which says so to the
-//! model when the tool passes it on with `?`.
-//!
-//! What this layer does not do: it does not keep a human's answer beyond the call, and it
-//! does not check that a client's model said anything sensible. An elicited answer is
-//! checked against the form's types ([`ToolContext::elicit`](crate::ToolContext::elicit)
-//! deserializes it), nothing more.
+//! What a running tool may ask of its caller: the [`Caller`] trait and the requests it
+//! answers (logging, elicitation, sampling). The trait's docs say what reaches it and how.
 
 mod elicit;
 mod form_schema;
@@ -30,7 +15,23 @@ pub use sampling::{Role, SamplingContent, SamplingMessage, SamplingRequest, Samp
 
 use crate::BoxFuture;
 
-/// Answers what a running tool asks of its caller; see the [module docs](self).
+/// Answers what a running tool may ask of whoever called it: to log, to ask the user
+/// ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)).
+///
+/// Over MCP the caller is the client: `tool-mcp` gives each served call a caller that sends `notifications/message`,
+/// `elicitation/create` and `sampling/createMessage` to it. Elsewhere the application sets
+/// one on the registry ([`ToolRegistryBuilder::caller`](crate::ToolRegistryBuilder::caller))
+/// or on a call ([`ToolCall::with_caller`](crate::ToolCall::with_caller)). A tool reaches
+/// it through [`ToolContext::log`](crate::ToolContext::log),
+/// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample); a
+/// request nobody can answer fails with [`CallerError::NotAvailable`], which says so to the
+/// model when the tool passes it on with `?`.
+///
+/// What this layer does not do: it does not keep a human's answer beyond the call, and it
+/// does not check that a client's model said anything sensible. An elicited answer is
+/// checked against the form's types ([`ToolContext::elicit`](crate::ToolContext::elicit)
+/// deserializes it), nothing more.
+///
 ///
 /// Every method has a default: logging does nothing (the
 /// [`ToolContext::log`](crate::ToolContext::log) `tracing` event is emitted anyway), and

@@ -221,10 +221,16 @@ impl Builtins {
     ///
     /// Missing parent directories are created. Replacing is atomic: the file is either
     /// entirely old or entirely new, never half-written.
-    #[tool(destructive, title = "Write file")]
+    #[tool(destructive, edits_files, preview = preview_write_file, title = "Write file")]
     #[cfg(feature = "fs")]
     fn write_file(&self, args: fs::write::WriteFileArgs) -> Result<String, ToolError> {
         fs::write::write_file(&self.workspace, args)
+    }
+
+    /// The diff `write_file` would apply, for a person asked to approve it.
+    #[cfg(feature = "fs")]
+    fn preview_write_file(&self, args: &fs::write::WriteFileArgs) -> Option<String> {
+        Some(fs::write::preview_write_file(&self.workspace, args))
     }
 
     /// Edit a text file: replace an exact piece of text, or a range of lines, or insert
@@ -234,10 +240,16 @@ impl Builtins {
     /// unless `replace_all` is set; when it does not match, the error shows the closest
     /// text. Returns a unified diff of the change. Line endings and the final newline
     /// are kept.
-    #[tool(destructive, title = "Edit file")]
+    #[tool(destructive, edits_files, preview = preview_edit_file, title = "Edit file")]
     #[cfg(feature = "fs")]
     fn edit_file(&self, args: fs::edit::EditFileArgs) -> Result<String, ToolError> {
         fs::edit::edit_file(&self.workspace, args)
+    }
+
+    /// The diff `edit_file` would apply, for a person asked to approve it.
+    #[cfg(feature = "fs")]
+    fn preview_edit_file(&self, args: &fs::edit::EditFileArgs) -> Option<String> {
+        Some(fs::edit::preview_edit_file(&self.workspace, args))
     }
 
     /// List a directory of the workspace: subdirectories first, then files with their

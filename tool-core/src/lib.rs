@@ -44,7 +44,7 @@ mod toolset;
 mod typed;
 mod validation;
 
-pub use approval::{Approval, ApprovalRequest, Approver};
+pub use approval::{Approval, ApprovalRequest, ApproveLater, Approver, PendingCall, ResumeError};
 pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
 pub use caller::{
     Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage, Role,

@@ -25,6 +25,23 @@ where
     }
 }
 
+/// Runs a synchronous preview function (`#[tool(preview = ...)]`) on Tokio's blocking
+/// pool. A preview is shown before the call is approved, outside the call's isolation,
+/// so a panic in it is reported as the preview's text instead of resumed.
+pub async fn preview_blocking<F>(preview: F) -> Option<String>
+where
+    F: FnOnce() -> Option<String> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(preview).await {
+        Ok(preview) => preview,
+        Err(error) if error.is_panic() => Some(format!(
+            "(no preview: the tool's preview failed: {})",
+            crate::registry::panic_message(error.into_panic().as_ref())
+        )),
+        Err(_) => None,
+    }
+}
+
 /// Panics with every problem [`testing::check_tool`](crate::testing::check_tool) finds;
 /// the test `#[tool]` emits for every tool calls it.
 pub fn check_tool<T: TypedTool>() {

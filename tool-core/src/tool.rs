@@ -24,4 +24,14 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool.
     fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
+
+    /// What a call with these (validated) arguments would do, for a person deciding
+    /// whether to allow it — `write_file` and `edit_file` show the diff they would apply.
+    /// Called only when the [policy](crate::Policy) asks about a call, before the
+    /// [approver](crate::Approver) sees it; it must change nothing. `None` (the default):
+    /// the person sees the arguments alone.
+    fn preview(&self, arguments: Value) -> BoxFuture<'_, Option<String>> {
+        let _ = arguments;
+        Box::pin(std::future::ready(None))
+    }
 }

@@ -63,6 +63,13 @@ pub trait TypedTool: Send + Sync + 'static {
         args: Self::Args,
         ctx: &ToolContext,
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+
+    /// What a call with `args` would do, for a person asked to approve it; it must change
+    /// nothing ([`Tool::preview`]). `#[tool(preview = function)]` implements it.
+    fn preview(&self, args: Self::Args) -> impl Future<Output = Option<String>> + Send {
+        let _ = args;
+        std::future::ready(None)
+    }
 }
 
 /// A type that can be a tool's arguments: implemented for every type that derives
@@ -108,6 +115,13 @@ impl<T: TypedTool> Tool for T {
             let args = T::Args::from_arguments(arguments)?;
             let output = self.run(args, &ctx).await?;
             Ok(output.into_tool_output())
+        })
+    }
+
+    fn preview(&self, arguments: Value) -> BoxFuture<'_, Option<String>> {
+        Box::pin(async move {
+            let args = T::Args::from_arguments(arguments).ok()?;
+            TypedTool::preview(self, args).await
         })
     }
 }

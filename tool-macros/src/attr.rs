@@ -23,10 +23,12 @@ const KNOWN: &[&str] = &[
     "idempotent",
     "open_world",
     "strict",
+    "edits_files",
     "timeout",
     "cancel_grace",
     "retries",
     "max_concurrency",
+    "preview",
     "enabled",
     "crate",
 ];
@@ -42,10 +44,13 @@ pub(crate) struct ToolAttrs {
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
     pub(crate) strict: Option<bool>,
+    pub(crate) edits_files: Option<bool>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel_grace: Option<Duration>,
     pub(crate) retries: Option<u32>,
     pub(crate) max_concurrency: Option<u32>,
+    /// The function that previews a call for an approver (`preview = path`).
+    pub(crate) preview: Option<syn::Path>,
     pub(crate) enabled: Option<(Expr, Span)>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
@@ -101,6 +106,7 @@ impl ToolAttrs {
             "idempotent" => self.idempotent = Some(flag_value(&meta)?),
             "open_world" => self.open_world = Some(flag_value(&meta)?),
             "strict" => self.strict = Some(flag_value(&meta)?),
+            "edits_files" => self.edits_files = Some(flag_value(&meta)?),
             "timeout" => self.timeout = Some(duration_value(&meta, key)?),
             "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
             "retries" => self.retries = Some(count_value(&meta, key, 0)?),
@@ -115,6 +121,7 @@ impl ToolAttrs {
                 };
                 self.enabled = Some((pair.value, span));
             }
+            "preview" => self.preview = Some(preview_value(&meta)?),
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }
@@ -228,6 +235,24 @@ fn count_value(meta: &Meta, key: &str, min: u32) -> syn::Result<u32> {
         ));
     }
     Ok(value)
+}
+
+/// `preview = path`: the function (in a toolset, the method) that previews a call.
+fn preview_value(meta: &Meta) -> syn::Result<syn::Path> {
+    let invalid = || {
+        syn::Error::new(
+            meta.span(),
+            "`preview` names a function: `preview = preview_write`, a `fn(&Args) -> Option<String>` \
+             (with `&State` first if the tool has state; in a `#[toolset]`, a method `fn(&self, &Args)`)",
+        )
+    };
+    let Meta::NameValue(pair) = meta else {
+        return Err(invalid());
+    };
+    match &pair.value {
+        Expr::Path(path) if path.qself.is_none() => Ok(path.path.clone()),
+        _ => Err(invalid()),
+    }
 }
 
 /// `crate = path` or `crate = "path"`.

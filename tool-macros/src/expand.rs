@@ -28,6 +28,7 @@ pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
     let output_decl = quote_spanned!(output_ty.span()=> type Output = #output_ty;);
     let meta = meta_expr(def);
     let body = run_body(def);
+    let preview = preview_method(def);
     quote! {
         impl #krate::TypedTool for #struct_ident {
             #args_decl
@@ -44,6 +45,38 @@ pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
             ) -> ::core::result::Result<<Self as #krate::TypedTool>::Output, #krate::ToolError> {
                 #body
             }
+
+            #preview
+        }
+    }
+}
+
+/// `TypedTool::preview`, when `#[tool(preview = ...)]` names a function: it runs on the
+/// blocking pool like a plain `fn` tool, with the state and a reference to the arguments.
+fn preview_method(def: &ToolDef) -> TokenStream {
+    let Some(path) = &def.attrs.preview else {
+        return TokenStream::new();
+    };
+    let krate = &def.krate;
+    // Spanned on the path, so a function of the wrong shape is reported there.
+    let (bind_state, call) = match def.owner {
+        Owner::Toolset => (
+            Some(quote!(let __tool_state = ::core::clone::Clone::clone(&self.0);)),
+            quote_spanned!(path.span()=> __tool_state.#path(&__tool_args)),
+        ),
+        Owner::Free if def.sig.state.is_some() => (
+            Some(quote!(let __tool_state = ::core::clone::Clone::clone(&self.state);)),
+            quote_spanned!(path.span()=> #path(&*__tool_state, &__tool_args)),
+        ),
+        Owner::Free => (None, quote_spanned!(path.span()=> #path(&__tool_args))),
+    };
+    quote! {
+        async fn preview(
+            &self,
+            __tool_args: <Self as #krate::TypedTool>::Args,
+        ) -> ::core::option::Option<::std::string::String> {
+            #bind_state
+            #krate::__private::preview_blocking(move || #call).await
         }
     }
 }
@@ -64,6 +97,7 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
         ("idempotent", attrs.idempotent),
         ("open_world", attrs.open_world),
         ("strict", attrs.strict),
+        ("edits_files", attrs.edits_files),
     ];
     for (method, value) in flags {
         if let Some(value) = value {

@@ -71,6 +71,15 @@ impl ToolDef {
                 "`enabled` only applies to tools in a `#[toolset]` (it is evaluated on the toolset's state)",
             ));
         }
+        if owner == Owner::Toolset
+            && let Some(path) = &attrs.preview
+            && path.get_ident().is_none()
+        {
+            errors.push(syn::Error::new_spanned(
+                path,
+                "in a `#[toolset]`, `preview` names a method of the toolset: `preview = preview_write` for `fn preview_write(&self, args: &WriteArgs) -> Option<String>`",
+            ));
+        }
         let krate = errors.check(crate::crate_path::crate_path(attrs.crate_path.as_ref()));
         errors.finish()?;
         let (Some(sig_classified), Some(krate)) = (classified, krate) else {

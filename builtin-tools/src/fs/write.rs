@@ -21,7 +21,7 @@ pub enum Mode {
 }
 
 /// Arguments of `write_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct WriteFileArgs {
     /// Path of the file, relative to the workspace root. Missing parent directories are
@@ -53,6 +53,36 @@ pub(crate) fn write_file(ws: &Workspace, args: WriteFileArgs) -> Result<String, 
         (Mode::Append, false) => format!("Appended {amount} to `{shown}`."),
         _ => format!("Replaced the content of `{shown}` with {amount}."),
     })
+}
+
+/// What `write_file` would do with `args`, changing nothing: a diff against the file as it
+/// is (from nothing for a new file), or why the write would fail.
+pub(crate) fn preview_write_file(ws: &Workspace, args: &WriteFileArgs) -> String {
+    let mode = args.mode.unwrap_or_default();
+    let current = match ws.open_file(&args.path) {
+        Ok(_) => Some(super::edit::read_text(ws, &args.path)),
+        Err(crate::WorkspaceError::NotFound { .. }) => None,
+        Err(error) => return format!("The write would fail: {error}"),
+    };
+    let (shown, before) = match current {
+        None => (args.path.clone(), String::new()),
+        Some(_) if mode == Mode::CreateNew => {
+            return format!("The write would fail: `{}` already exists.", args.path);
+        }
+        Some(Ok(text)) => text,
+        // Too large or not text: the content is shown without a diff.
+        Some(Err(unreadable)) => {
+            return format!(
+                "Replaces or appends to a file that cannot be shown ({unreadable}) with:\n{}",
+                args.content
+            );
+        }
+    };
+    let after = match mode {
+        Mode::Append => format!("{before}{}", args.content),
+        Mode::Overwrite | Mode::CreateNew => args.content.clone(),
+    };
+    super::edit::diff(&shown, &before, &after)
 }
 
 /// Lines as an editor counts them: a final line without `\n` counts.
@@ -89,6 +119,34 @@ mod tests {
         );
         let error = write_file(&ws, args("dir/a.txt", "z", Some(Mode::CreateNew))).unwrap_err();
         assert!(error.to_string().contains("already exists"), "{error}");
+    }
+
+    #[test]
+    fn previews_show_the_diff_and_change_nothing() {
+        let temp = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(temp.path()).unwrap();
+        let created = preview_write_file(&ws, &args("new.txt", "one\n", None));
+        assert!(
+            created.contains("+++ b/new.txt") && created.contains("+one"),
+            "{created}"
+        );
+        assert!(!temp.path().join("new.txt").exists(), "a preview writes nothing");
+        std::fs::write(temp.path().join("a.txt"), "old\nsame\n").unwrap();
+        let replaced = preview_write_file(&ws, &args("a.txt", "new\nsame\n", None));
+        assert!(replaced.contains("-old\n+new\n same"), "{replaced}");
+        let appended = preview_write_file(&ws, &args("a.txt", "more\n", Some(Mode::Append)));
+        assert!(appended.contains(" same\n+more"), "{appended}");
+        let refused = preview_write_file(&ws, &args("a.txt", "x", Some(Mode::CreateNew)));
+        assert_eq!(refused, "The write would fail: `a.txt` already exists.");
+        let outside = preview_write_file(&ws, &args("../a.txt", "x", None));
+        assert!(
+            outside.starts_with("The write would fail: `../a.txt` is outside"),
+            "{outside}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(temp.path().join("a.txt")).unwrap(),
+            "old\nsame\n"
+        );
     }
 
     #[test]

@@ -75,6 +75,27 @@ async fn raw(value: serde_json::Value) -> Result<serde_json::Value, String> {
     Ok(value)
 }
 
+/// Limits and a preview: a file edit, with state.
+#[tool(destructive, edits_files, retries = 2, max_concurrency = 1, preview = preview_save)]
+fn save(db: &Db, args: Input) -> String {
+    let _ = db;
+    args.text
+}
+
+fn preview_save(_db: &Db, args: &Input) -> Option<String> {
+    Some(format!("saves {}", args.text))
+}
+
+/// A preview without state.
+#[tool(preview = preview_echo)]
+async fn echo(args: Input) -> String {
+    args.text
+}
+
+fn preview_echo(args: &Input) -> Option<String> {
+    Some(args.text.clone())
+}
+
 /// Unsized state behind a trait object.
 trait Store: Send + Sync {
     fn get(&self) -> String;
@@ -96,6 +117,16 @@ impl Set {
     #[tool]
     pub async fn first(&self, args: SearchArgs) -> String {
         args.query
+    }
+
+    /// A toolset tool whose preview is a method.
+    #[tool(preview = preview_third)]
+    async fn third(&self, args: SearchArgs) -> String {
+        args.query
+    }
+
+    fn preview_third(&self, args: &SearchArgs) -> Option<String> {
+        Some(format!("{} {}", self.enabled, args.query))
     }
 
     /// A conditional, synchronous toolset tool with context.
@@ -124,6 +155,8 @@ fn main() {
     registry.register(RawTool).unwrap();
     let store: Arc<dyn Store> = Arc::new(Memory);
     registry.register(StoredTool::new(store)).unwrap();
+    registry.register(SaveTool::new(Db)).unwrap();
+    registry.register(EchoTool).unwrap();
     Arc::new(Set { enabled: true }).register_all(&registry).unwrap();
     registry.register(FirstTool::new(Set { enabled: false })).unwrap_err();
     let _: PlainArgs = PlainArgs {

@@ -11,8 +11,16 @@
 //!
 //! An answer is one of [`Approval`]: allow once; allow always (the tool runs without asking
 //! for the rest of the session, [`ToolCall::with_session_id`](crate::ToolCall::with_session_id));
-//! deny, with a reason the model is told; or allow with edited arguments, which are
-//! validated again and checked against the deny rules again.
+//! deny, with a reason the model is told; allow with edited arguments, which are
+//! validated again and checked against the deny rules again; or defer: the call ends with
+//! a pending result whose [`PendingCall`] the application keeps (it is serializable) and
+//! decides later with [`ToolRegistry::resume`](crate::ToolRegistry::resume) — in this
+//! process, or in another after [`ToolRegistry::restore`](crate::ToolRegistry::restore).
+//! [`ApproveLater`] defers every call.
+//!
+//! Before asking, the registry asks the tool what the call would do
+//! ([`Tool::preview`](crate::Tool::preview)): `write_file` and `edit_file` show the diff
+//! they would apply. The question ([`ApprovalRequest::question`]) carries it.
 //!
 //! What this does not do: it does not check that a person, not a program, gave the answer
 //! (an MCP client answers for its user), and waiting for an answer is bounded by the call's
@@ -20,6 +28,7 @@
 
 mod by_form;
 mod grants;
+mod pending;
 
 use std::sync::Arc;
 
@@ -30,6 +39,8 @@ use crate::tool::BoxFuture;
 
 pub(crate) use by_form::ask_by_form;
 pub(crate) use grants::SessionGrants;
+pub(crate) use pending::PendingCalls;
+pub use pending::{ApproveLater, PendingCall, ResumeError};
 
 /// Decides the calls a policy asks about.
 ///
@@ -82,6 +93,9 @@ pub struct ApprovalRequest {
     pub reason: Reason,
     /// The session the call belongs to, if any.
     pub session_id: Option<String>,
+    /// What the call would do, if the tool can say ([`Tool::preview`](crate::Tool::preview)):
+    /// for `write_file` and `edit_file`, the diff they would apply.
+    pub preview: Option<String>,
 }
 
 impl ApprovalRequest {
@@ -93,10 +107,15 @@ impl ApprovalRequest {
         };
         let arguments =
             serde_json::to_string_pretty(&self.arguments).unwrap_or_else(|_| self.arguments.to_string());
-        format!(
+        let mut question = format!(
             "Allow {tool} to run with these arguments?\n{arguments}\nAsked because of {}.",
             self.reason
-        )
+        );
+        if let Some(preview) = &self.preview {
+            question.push_str("\nWhat it would do:\n");
+            question.push_str(preview);
+        }
+        question
     }
 }
 
@@ -113,4 +132,8 @@ pub enum Approval {
     /// Run it with these arguments instead (validated and checked against the deny rules
     /// again).
     AllowEdited(Value),
+    /// Decide later: the call ends with a pending result
+    /// ([`ToolResult::pending`](crate::ToolResult::pending)), to be decided with
+    /// [`ToolRegistry::resume`](crate::ToolRegistry::resume).
+    Defer,
 }

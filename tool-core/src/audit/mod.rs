@@ -46,6 +46,10 @@ pub enum Outcome {
     /// The [policy](crate::Policy) refused the call, or it needed an approval it did not
     /// get; the tool did not run.
     Denied,
+    /// The call waits for an approval that was deferred
+    /// ([`Approval::Defer`](crate::Approval::Defer)); the tool has not run. Resuming it
+    /// records a second event with how it ended.
+    Pending,
 }
 
 impl Outcome {
@@ -60,12 +64,13 @@ impl Outcome {
             Outcome::Cancelled => "cancelled",
             Outcome::Panicked => "panicked",
             Outcome::Denied => "denied",
+            Outcome::Pending => "pending",
         }
     }
 
-    /// Whether the outcome is a failure of any kind.
+    /// Whether the outcome is a failure of any kind (a pending call has not failed).
     pub fn is_error(self) -> bool {
-        self != Outcome::Ok
+        !matches!(self, Outcome::Ok | Outcome::Pending)
     }
 }
 

@@ -10,7 +10,9 @@
 //! 2. an `ask` rule — it needs approval;
 //! 3. an `allow` rule — it runs;
 //! 4. the mode: `default` asks before destructive and open-world tools and runs the rest,
-//!    `read_only` runs read-only tools and refuses the rest, `bypass` runs everything.
+//!    `accept_edits` also runs the tools that only edit files in the workspace
+//!    ([`ToolMeta::edits_files`](crate::ToolMeta::edits_files)), `read_only` runs
+//!    read-only tools and refuses the rest, `bypass` runs everything.
 //!
 //! A tool's hints are read as MCP defines their defaults: a tool not marked read-only is
 //! taken as destructive and open-world unless it says otherwise, so an unannotated tool
@@ -47,6 +49,10 @@ pub enum PolicyMode {
     /// Destructive and open-world tools ask; the rest run.
     #[default]
     Default,
+    /// As `Default`, but tools that only edit files in the workspace
+    /// ([`ToolMeta::edits_files`](crate::ToolMeta::edits_files): the built-in `write_file`
+    /// and `edit_file`) run without asking too.
+    AcceptEdits,
     /// Only read-only tools run; everything else is refused.
     ReadOnly,
     /// Everything runs (deny and ask rules still apply).
@@ -58,6 +64,7 @@ impl PolicyMode {
     pub fn as_str(self) -> &'static str {
         match self {
             PolicyMode::Default => "default",
+            PolicyMode::AcceptEdits => "accept_edits",
             PolicyMode::ReadOnly => "read_only",
             PolicyMode::Bypass => "bypass",
         }
@@ -327,8 +334,9 @@ impl Policy {
             PolicyMode::Bypass => Decision::Allow,
             PolicyMode::ReadOnly if read_only => Decision::Allow,
             PolicyMode::ReadOnly => Decision::Deny(reason),
-            PolicyMode::Default if risky => Decision::Ask(reason),
-            PolicyMode::Default => Decision::Allow,
+            PolicyMode::AcceptEdits if spec.edits_files => Decision::Allow,
+            PolicyMode::Default | PolicyMode::AcceptEdits if risky => Decision::Ask(reason),
+            PolicyMode::Default | PolicyMode::AcceptEdits => Decision::Allow,
         }
     }
 }
@@ -473,6 +481,10 @@ impl fmt::Display for Reason {
             DecidedBy::Mode(PolicyMode::Default) => {
                 f.write_str("policy mode `default`, which asks before destructive and open-world tools")
             }
+            DecidedBy::Mode(PolicyMode::AcceptEdits) => f.write_str(
+                "policy mode `accept_edits`, which asks before destructive and open-world tools \
+                 other than file edits in the workspace",
+            ),
             DecidedBy::Mode(PolicyMode::ReadOnly) => {
                 f.write_str("policy mode `read_only`, which runs only read-only tools")
             }

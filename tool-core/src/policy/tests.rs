@@ -36,6 +36,19 @@ fn unannotated(name: &str) -> ToolSpec {
     spec(name, ToolAnnotations::default())
 }
 
+/// Destructive, and marked as editing files only (as `write_file` is).
+fn file_edit(name: &str) -> ToolSpec {
+    let mut spec = spec(
+        name,
+        ToolAnnotations {
+            destructive: Some(true),
+            ..ToolAnnotations::default()
+        },
+    );
+    spec.edits_files = true;
+    spec
+}
+
 fn decide(policy: &Policy, spec: &ToolSpec, arguments: Value) -> Decision {
     Policy::decide(&policy.rules_for(spec), &arguments)
 }
@@ -59,9 +72,10 @@ fn each_mode_decides_what_no_rule_does() {
         },
     );
     let cases = [
-        (PolicyMode::Default, ["allow", "allow", "ask", "ask"]),
-        (PolicyMode::ReadOnly, ["allow", "deny", "deny", "allow"]),
-        (PolicyMode::Bypass, ["allow", "allow", "allow", "allow"]),
+        (PolicyMode::Default, ["allow", "allow", "ask", "ask", "ask"]),
+        (PolicyMode::AcceptEdits, ["allow", "allow", "ask", "ask", "allow"]),
+        (PolicyMode::ReadOnly, ["allow", "deny", "deny", "allow", "deny"]),
+        (PolicyMode::Bypass, ["allow", "allow", "allow", "allow", "allow"]),
     ];
     for (mode, expected) in cases {
         let policy = Policy::builder().mode(mode).build().unwrap();
@@ -70,6 +84,7 @@ fn each_mode_decides_what_no_rule_does() {
             harmless("count"),
             unannotated("exec"),
             fetch.clone(),
+            file_edit("write_file"),
         ];
         for (tool, expected) in tools.iter().zip(expected) {
             let decision = decide(&policy, tool, json!({}));
@@ -80,7 +95,13 @@ fn each_mode_decides_what_no_rule_does() {
 
 #[test]
 fn deny_wins_over_ask_over_allow_over_the_mode_in_every_mode() {
-    for mode in [PolicyMode::Default, PolicyMode::ReadOnly, PolicyMode::Bypass] {
+    let modes = [
+        PolicyMode::Default,
+        PolicyMode::AcceptEdits,
+        PolicyMode::ReadOnly,
+        PolicyMode::Bypass,
+    ];
+    for mode in modes {
         let policy = Policy::builder()
             .mode(mode)
             .allow("exec")
@@ -101,6 +122,30 @@ fn deny_wins_over_ask_over_allow_over_the_mode_in_every_mode() {
             "{mode}"
         );
     }
+}
+
+#[test]
+fn accept_edits_runs_file_edits_but_not_past_a_deny_or_ask_rule() {
+    let policy = Policy::builder()
+        .mode(PolicyMode::AcceptEdits)
+        .deny("write_file(path: *.env)")
+        .ask("write_file(path: Cargo.toml)")
+        .build()
+        .unwrap();
+    let write = file_edit("write_file");
+    let decision = |path: &str| kind(&decide(&policy, &write, json!({"path": path})));
+    assert_eq!(decision("src/lib.rs"), "allow");
+    assert_eq!(decision("config/.env"), "deny");
+    assert_eq!(decision("Cargo.toml"), "ask");
+    // Only the mark counts, not the name or the hints.
+    assert_eq!(
+        kind(&decide(&policy, &unannotated("edit_file"), json!({}))),
+        "ask"
+    );
+    assert_eq!(
+        policy.verdict_for_tool(&file_edit("edit_file")),
+        ToolVerdict::Allowed
+    );
 }
 
 #[test]

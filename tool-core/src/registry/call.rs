@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Approver, Caller, Extensions, Outcome, ProgressReporter, ToolOutput};
+use crate::{Approver, Caller, Extensions, Outcome, PendingCall, ProgressReporter, ToolOutput};
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
 /// already-parsed value (Anthropic and MCP send an object).
@@ -171,6 +171,9 @@ pub struct ToolResult {
     /// Repairs made to the arguments before validation (e.g. arguments sent as a string
     /// containing JSON).
     pub repairs: Vec<String>,
+    /// The call waits for a deferred approval (outcome [`Outcome::Pending`]): what to
+    /// keep to decide it with [`ToolRegistry::resume`](crate::ToolRegistry::resume).
+    pub pending: Option<PendingCall>,
 }
 
 impl ToolResult {
@@ -190,7 +193,13 @@ impl ToolResult {
             output,
             duration: Duration::ZERO,
             repairs: Vec::new(),
+            pending: None,
         }
+    }
+
+    /// The call waiting for a deferred approval, if this result is one.
+    pub fn pending(&self) -> Option<&PendingCall> {
+        self.pending.as_ref()
     }
 
     /// Whether the call failed.

@@ -12,7 +12,7 @@ use futures_util::stream;
 
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
-use super::gate::Gated;
+use super::gate::{Gated, Refusal};
 use super::hook_chain::Ended;
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
@@ -21,26 +21,37 @@ use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::CallCancellation;
 use crate::suggest;
 use crate::validation::InvalidArguments;
-use crate::{Outcome, ToolContext, ToolErrorKind, ToolOutput};
+use crate::{Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput};
+use serde_json::Value;
 
 /// At most this many names are listed after "unknown tool".
 const LISTED_NAMES: usize = 30;
 
 /// What a call produced, before it is stamped with id and duration.
-struct Finished {
+pub(super) struct Finished {
     outcome: Outcome,
     output: ToolOutput,
     repairs: Vec<String>,
+    pending: Option<PendingCall>,
 }
 
 impl Finished {
-    fn failure(outcome: Outcome, message: String) -> Self {
+    pub(super) fn failure(outcome: Outcome, message: String) -> Self {
         Self {
             outcome,
             output: ToolOutput::error(message),
             repairs: Vec::new(),
+            pending: None,
         }
     }
+}
+
+/// A call the pipeline let through, ready to run.
+pub(super) struct Admitted<'a> {
+    pub(super) entry: &'a Entry,
+    pub(super) call_id: &'a str,
+    pub(super) started: Instant,
+    pub(super) options: CallOptions,
 }
 
 impl ToolRegistry {
@@ -62,6 +73,18 @@ impl ToolRegistry {
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
+        self.result(started, id, name, finished, recorder)
+    }
+
+    /// The result of a finished call, cut to the output limit and recorded.
+    pub(super) fn result(
+        &self,
+        started: Instant,
+        call_id: String,
+        name: String,
+        finished: Finished,
+        recorder: AuditRecorder<'_>,
+    ) -> ToolResult {
         let (output, output_bytes) = match self.config().max_output_bytes {
             Some(max) => {
                 let (output, size) = limit_output(finished.output, max);
@@ -70,12 +93,13 @@ impl ToolRegistry {
             None => (finished.output, None),
         };
         let result = ToolResult {
-            call_id: id,
+            call_id,
             name,
             output,
             outcome: finished.outcome,
             duration: started.elapsed(),
             repairs: finished.repairs,
+            pending: finished.pending,
         };
         recorder.finish(&result, output_bytes);
         result
@@ -105,7 +129,7 @@ impl ToolRegistry {
         call_id: &str,
         name: &str,
         arguments: ToolArguments,
-        mut options: CallOptions,
+        options: CallOptions,
         recorder: &mut AuditRecorder<'_>,
     ) -> Finished {
         let Some((entry, rules)) = self.lookup(name) else {
@@ -158,6 +182,29 @@ impl ToolRegistry {
                 };
             }
         };
+        let admitted = Admitted {
+            entry: &entry,
+            call_id,
+            started,
+            options,
+        };
+        Finished {
+            repairs,
+            ..self.run_admitted(admitted, value).await
+        }
+    }
+
+    /// The rest of a call the policy let through: the session cap, the tool (isolated,
+    /// within its limits), the retry budget and the hooks after it.
+    pub(super) async fn run_admitted(&self, call: Admitted<'_>, value: Value) -> Finished {
+        let Admitted {
+            entry,
+            call_id,
+            started,
+            mut options,
+        } = call;
+        let name = &*entry.name;
+        let session_id = options.session_id.clone();
         if let Some(max) = self.config().max_calls_per_session
             && !self.config().session_calls.admit(session_id.as_ref(), max)
         {
@@ -165,10 +212,7 @@ impl ToolRegistry {
                 "`{name}` was not run: this session has made {max} tool calls, the most it may \
                  make. Do not call tools again; answer with what you have, or tell the user."
             );
-            return Finished {
-                repairs,
-                ..Finished::failure(Outcome::Denied, message)
-            };
+            return Finished::failure(Outcome::Denied, message);
         }
         // The hooks after the call see its arguments; kept only when there are hooks.
         let kept = (!self.config().hooks.is_empty()).then(|| value.clone());
@@ -200,23 +244,17 @@ impl ToolRegistry {
         .await;
         let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
         let (outcome, mut output) = settle(name, run);
-        output = self.count_retries(&entry, session_id.as_ref(), retried, output);
+        output = self.count_retries(entry, session_id.as_ref(), retried, output);
         if let Some(arguments) = kept {
             output = self
-                .after_hooks(
-                    &entry,
-                    call_id,
-                    session_id.as_deref(),
-                    &arguments,
-                    outcome,
-                    output,
-                )
+                .after_hooks(entry, call_id, session_id.as_deref(), &arguments, outcome, output)
                 .await;
         }
         Finished {
             outcome,
             output,
-            repairs,
+            repairs: Vec::new(),
+            pending: None,
         }
     }
 
@@ -305,6 +343,17 @@ impl ToolRegistry {
 impl From<Ended> for Finished {
     fn from(ended: Ended) -> Self {
         match ended {
+            Ended::Refused(Refusal {
+                pending: Some(pending),
+                message,
+                outcome,
+            }) => Finished {
+                outcome,
+                // Not an error: the call has not failed, it waits.
+                output: ToolOutput::text(message),
+                repairs: Vec::new(),
+                pending: Some(*pending),
+            },
             Ended::Refused(refusal) => Finished::failure(refusal.outcome, refusal.message),
             Ended::Answered(output) => Finished {
                 outcome: if output.is_error {
@@ -314,6 +363,7 @@ impl From<Ended> for Finished {
                 },
                 output,
                 repairs: Vec::new(),
+                pending: None,
             },
         }
     }

@@ -12,7 +12,7 @@ use super::recorder::AuditRecorder;
 use super::{Entry, ToolRegistry};
 use crate::approval::ask_by_form;
 use crate::policy::{Decision, ToolRules};
-use crate::{Approval, ApprovalRequest, Outcome, Policy, Reason};
+use crate::{Approval, ApprovalRequest, Outcome, PendingCall, Policy, Reason};
 
 /// What came of asking for approval.
 enum Answer {
@@ -27,11 +27,26 @@ enum Answer {
 pub(super) struct Refusal {
     pub(super) outcome: Outcome,
     pub(super) message: String,
+    /// The call waits for a deferred approval (outcome `Pending`).
+    pub(super) pending: Option<Box<PendingCall>>,
 }
 
 impl Refusal {
     pub(super) fn new(outcome: Outcome, message: String) -> Self {
-        Self { outcome, message }
+        Self {
+            outcome,
+            message,
+            pending: None,
+        }
+    }
+
+    /// The call waits for `pending` to be decided; the registry keeps it until then.
+    pub(super) fn pending(pending: PendingCall) -> Self {
+        Self {
+            outcome: Outcome::Pending,
+            message: pending.message(),
+            pending: Some(Box::new(pending)),
+        }
     }
 }
 
@@ -63,29 +78,28 @@ impl ToolRegistry {
             Decision::Ask(reason) => reason,
         };
         let session = call.options.session_id.as_ref();
-        let grants = &self.config().grants;
-        if call.allowed_by_hook || grants.is_granted(session, name) {
+        if call.allowed_by_hook || self.config().grants.is_granted(session, name) {
             return Ok(value);
         }
-        let request = ApprovalRequest {
+        let mut request = ApprovalRequest {
             call_id: call.call_id.to_owned(),
             tool: name.to_string(),
             title: call.entry.tool.spec().title().map(str::to_owned),
-            arguments: value.clone(),
+            arguments: value,
             reason: reason.clone(),
             session_id: session.map(|session| session.to_string()),
+            preview: None,
         };
-        match self.ask(&request, call.options).await {
-            Answer::Given(Approval::AllowOnce) => Ok(value),
-            Answer::Given(Approval::AllowAlways) => {
-                grants.grant(session, name);
-                Ok(value)
-            }
-            Answer::Given(Approval::Deny(why)) => Err(refused_by_user(name, why.as_deref())),
-            Answer::Given(Approval::AllowEdited(edited)) => {
-                let edited = checked_edit(call.entry, &rules, edited)?;
-                recorder.arguments(&edited);
-                Ok(edited)
+        match self.ask(&mut request, call.entry, call.options).await {
+            Answer::Given(approval) => {
+                let approved = Approved {
+                    entry: call.entry,
+                    rules: Some(&rules),
+                    session,
+                };
+                let arguments = std::mem::take(&mut request.arguments);
+                let defer = move |arguments| PendingCall::new(ApprovalRequest { arguments, ..request });
+                self.apply_approval(approved, arguments, approval, defer, recorder)
             }
             Answer::NoOne => Err(unapproved(name, &reason)),
             Answer::Cancelled => Err(Refusal::new(
@@ -95,13 +109,51 @@ impl ToolRegistry {
         }
     }
 
-    /// Asks the call's approver, else the registry's, else the call's caller by a form.
-    async fn ask(&self, request: &ApprovalRequest, options: &CallOptions) -> Answer {
+    /// Carries out a person's answer: the arguments to run the call with, or how it ended
+    /// without running — refused, or deferred as the call `defer` makes of the arguments.
+    pub(super) fn apply_approval(
+        &self,
+        approved: Approved<'_>,
+        arguments: Value,
+        approval: Approval,
+        defer: impl FnOnce(Value) -> PendingCall,
+        recorder: &mut AuditRecorder<'_>,
+    ) -> Result<Value, Refusal> {
+        let name = &approved.entry.name;
+        match approval {
+            Approval::AllowOnce => Ok(arguments),
+            Approval::AllowAlways => {
+                self.config().grants.grant(approved.session, name);
+                Ok(arguments)
+            }
+            Approval::Deny(why) => Err(refused_by_user(name, why.as_deref())),
+            Approval::AllowEdited(edited) => {
+                let edited = checked_edit(approved.entry, approved.rules, edited)?;
+                recorder.arguments(&edited);
+                Ok(edited)
+            }
+            Approval::Defer => {
+                let pending = defer(arguments);
+                self.config().pending.insert(pending.clone());
+                Err(Refusal::pending(pending))
+            }
+        }
+    }
+
+    /// Asks the call's approver, else the registry's, else the call's caller by a form;
+    /// before asking anyone, the tool previews the call into `request`.
+    async fn ask(&self, request: &mut ApprovalRequest, entry: &Entry, options: &CallOptions) -> Answer {
+        let approver = options.approver.as_ref().or(self.config().approver.as_ref());
+        let caller = options.caller.as_ref().or(self.config().caller.as_ref());
+        if approver.is_none() && caller.is_none() {
+            return Answer::NoOne;
+        }
         let waiting = async {
-            if let Some(approver) = options.approver.as_ref().or(self.config().approver.as_ref()) {
+            request.preview = entry.tool.preview(request.arguments.clone()).await;
+            if let Some(approver) = approver {
                 return Answer::Given(approver.approve(request).await);
             }
-            let Some(caller) = options.caller.as_ref().or(self.config().caller.as_ref()) else {
+            let Some(caller) = caller else {
                 return Answer::NoOne;
             };
             ask_by_form(caller.as_ref(), request)
@@ -118,20 +170,28 @@ impl ToolRegistry {
     }
 }
 
+/// What an answer applies to.
+pub(super) struct Approved<'a> {
+    pub(super) entry: &'a Entry,
+    /// The policy's rules for the tool, which edited arguments are checked against.
+    pub(super) rules: Option<&'a ToolRules>,
+    pub(super) session: Option<&'a Arc<str>>,
+}
+
 /// Arguments a person edited: valid for the tool, and not refused by a deny rule.
-fn checked_edit(entry: &Entry, rules: &ToolRules, edited: Value) -> Result<Value, Refusal> {
+fn checked_edit(entry: &Entry, rules: Option<&ToolRules>, edited: Value) -> Result<Value, Refusal> {
     let edited = entry.checked(edited).map_err(|invalid| {
         let message = format!("the arguments as edited by the user are not valid: {invalid}");
         Refusal::new(Outcome::InvalidArguments, message)
     })?;
-    match Policy::decide(rules, &edited) {
-        Decision::Deny(reason) => Err(denied(&entry.name, &reason)),
+    match rules.map(|rules| Policy::decide(rules, &edited)) {
+        Some(Decision::Deny(reason)) => Err(denied(&entry.name, &reason)),
         // A person approved these arguments: an ask is answered.
-        Decision::Allow | Decision::Ask(_) => Ok(edited),
+        None | Some(Decision::Allow | Decision::Ask(_)) => Ok(edited),
     }
 }
 
-fn denied(name: &str, reason: &Reason) -> Refusal {
+pub(super) fn denied(name: &str, reason: &Reason) -> Refusal {
     Refusal::new(
         Outcome::Denied,
         format!(

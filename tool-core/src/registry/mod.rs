@@ -16,6 +16,7 @@ mod isolation;
 mod limits;
 mod output_limit;
 mod recorder;
+mod resume;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -26,8 +27,9 @@ use serde_json::Value;
 
 pub use call::{ToolArguments, ToolCall, ToolResult};
 pub use changes::ToolChanges;
+pub(crate) use isolation::panic_message;
 
-use crate::approval::SessionGrants;
+use crate::approval::{PendingCalls, SessionGrants};
 use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
 use crate::validation::{ArgValidator, InvalidArguments};
@@ -101,6 +103,8 @@ pub(crate) struct Config {
     pub(crate) approver: Option<Arc<dyn Approver>>,
     /// Tools a person let run for the rest of a session; shared with derived registries.
     pub(crate) grants: Arc<SessionGrants>,
+    /// Calls whose approval was deferred; shared with derived registries.
+    pub(crate) pending: Arc<PendingCalls>,
     pub(crate) hooks: Arc<[Arc<dyn Hook>]>,
     /// The retry budget of tools that set none; `None`: unlimited.
     pub(crate) retries: Option<u32>,
@@ -396,6 +400,7 @@ impl ToolRegistryBuilder {
                 policy: self.policy,
                 approver: self.approver,
                 grants: Arc::default(),
+                pending: Arc::default(),
                 hooks: self.hooks.into(),
                 retries: self.retries,
                 retry_counts: Arc::default(),

@@ -69,6 +69,9 @@ pub struct ToolMeta {
     pub retries: Option<u32>,
     /// At most this many calls of the tool run at once; the others wait.
     pub max_concurrency: Option<u32>,
+    /// The tool changes files in the workspace and nothing else (see
+    /// [`edits_files`](Self::edits_files)).
+    pub edits_files: bool,
 }
 
 impl ToolMeta {
@@ -83,6 +86,7 @@ impl ToolMeta {
             cancel_grace: None,
             retries: None,
             max_concurrency: None,
+            edits_files: false,
         }
     }
 
@@ -153,6 +157,15 @@ impl ToolMeta {
         self
     }
 
+    /// States that the tool changes files inside the workspace and nothing else, as the
+    /// built-in `write_file` and `edit_file` do: a
+    /// [`PolicyMode::AcceptEdits`](crate::PolicyMode::AcceptEdits) policy runs such tools
+    /// without asking. Not an MCP hint; it is not served or read from mounted servers.
+    pub fn edits_files(mut self, yes: bool) -> Self {
+        self.edits_files = yes;
+        self
+    }
+
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
@@ -166,6 +179,7 @@ impl ToolMeta {
             cancel_grace: self.cancel_grace,
             retries: self.retries,
             max_concurrency: self.max_concurrency,
+            edits_files: self.edits_files,
         }
     }
 }
@@ -198,6 +212,9 @@ pub struct ToolSpec {
     pub retries: Option<u32>,
     /// How many of its calls may run at once ([`ToolMeta::max_concurrency`]).
     pub max_concurrency: Option<u32>,
+    /// The tool changes files in the workspace and nothing else
+    /// ([`ToolMeta::edits_files`]).
+    pub edits_files: bool,
 }
 
 impl ToolSpec {

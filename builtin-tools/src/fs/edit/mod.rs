@@ -35,7 +35,7 @@ const DIFF_TIME: Duration = Duration::from_secs(1);
 
 /// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
 /// `new_text` inserted before `start_line`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Edit {
     /// The exact text to replace, including whitespace and indentation; it must occur
@@ -57,7 +57,7 @@ pub struct Edit {
 }
 
 /// Arguments of `edit_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct EditFileArgs {
     /// Path of the file, relative to the workspace root.
@@ -72,6 +72,43 @@ pub struct EditFileArgs {
 
 /// Applies the edits to a file in the workspace and returns a summary and diff.
 pub(crate) fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, ToolError> {
+    let path = args.path.clone();
+    let planned = plan(ws, args)?;
+    ws.write(&path, &planned.edited)?;
+    Ok(format!(
+        "Edited `{}`: {}.\n{}",
+        planned.shown,
+        planned.summary.join("; "),
+        planned.diff()
+    ))
+}
+
+/// What `edit_file` would do with `args`, changing nothing: the diff, or why it would fail.
+pub(crate) fn preview_edit_file(ws: &Workspace, args: &EditFileArgs) -> String {
+    match plan(ws, args.clone()) {
+        Ok(planned) => planned.diff(),
+        Err(error) => format!("The edit would fail: {error}"),
+    }
+}
+
+/// An edit worked out against the file's current text, not yet written.
+struct Planned {
+    /// The file's path as shown.
+    shown: String,
+    original: String,
+    edited: String,
+    /// What each edit did, in order.
+    summary: Vec<String>,
+}
+
+impl Planned {
+    fn diff(&self) -> String {
+        diff(&self.shown, &self.original, &self.edited)
+    }
+}
+
+/// Reads the file and applies the edits in memory.
+fn plan(ws: &Workspace, args: EditFileArgs) -> Result<Planned, ToolError> {
     let changes = changes(args.edit, args.edits)?;
     let (shown, original) = read_text(ws, &args.path)?;
     let mut document = Document::new(&original, MAX_FILE_BYTES as usize);
@@ -96,16 +133,16 @@ pub(crate) fn edit_file(ws: &Workspace, args: EditFileArgs) -> Result<String, To
             "the edit leaves the file as it is; nothing was changed",
         ));
     }
-    ws.write(&args.path, &edited)?;
-    Ok(format!(
-        "Edited `{shown}`: {}.\n{}",
-        summary.join("; "),
-        diff(&shown, &original, &edited)
-    ))
+    Ok(Planned {
+        shown,
+        original,
+        edited,
+        summary,
+    })
 }
 
 /// The file's text, and its path as shown; files too large or not UTF-8 are refused.
-fn read_text(ws: &Workspace, path: &str) -> Result<(String, String), ToolError> {
+pub(super) fn read_text(ws: &Workspace, path: &str) -> Result<(String, String), ToolError> {
     let opened = ws.open_file(path)?;
     let shown = Workspace::display(&opened.path);
     let size = opened.metadata.len();
@@ -157,7 +194,7 @@ fn changes(single: Edit, list: Option<Vec<Edit>>) -> Result<Vec<Change>, ToolErr
 /// A unified diff with three lines of context, capped; CRs are left out so CRLF files
 /// read like any other. A diff that ran out of time is correct but may show more lines
 /// as changed than were, and says so.
-fn diff(shown: &str, before: &str, after: &str) -> String {
+pub(super) fn diff(shown: &str, before: &str, after: &str) -> String {
     let before = before.replace("\r\n", "\n");
     let after = after.replace("\r\n", "\n");
     let deadline = Instant::now() + DIFF_TIME;

@@ -14,6 +14,7 @@ fn result(output: ToolOutput) -> ToolResult {
         outcome: Outcome::Ok,
         duration: Duration::ZERO,
         repairs: Vec::new(),
+        pending: None,
     }
 }
 

@@ -12,7 +12,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read as _;
 use std::net::{TcpListener, UdpSocket};
-use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixListener;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -31,6 +31,8 @@ use serde_json::json;
 #[path = "support/processes.rs"]
 #[allow(dead_code)] // each test binary uses part of it
 mod processes;
+#[path = "support/terminal.rs"]
+mod terminal;
 use processes::{marker, processes_with};
 
 /// The allocator of this test binary: in a process forked from the test process (its pid
@@ -470,17 +472,12 @@ async fn a_stopped_command_is_an_error_with_its_output_and_a_failing_one_is_not(
 // ---------------------------------------------------------------------------------------
 // The terminal, through the command line in a session of its own
 
-/// A pseudo-terminal in raw mode: `(controller, terminal)`.
+/// A pseudo-terminal in raw mode, its terminal side non-blocking: `(controller,
+/// terminal)`.
 fn pseudo_terminal() -> (OwnedFd, OwnedFd) {
-    use rustix::fs::{Mode, OFlags};
-    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
     use rustix::termios::{OptionalActions, tcgetattr, tcsetattr};
-    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("posix_openpt");
-    grantpt(&controller).expect("grantpt");
-    unlockpt(&controller).expect("unlockpt");
-    let name = ptsname(&controller, Vec::new()).expect("ptsname");
-    let flags = OFlags::RDWR | OFlags::NOCTTY | OFlags::NONBLOCK;
-    let terminal = rustix::fs::open(name.as_c_str(), flags, Mode::empty()).expect("open the terminal");
+    let (controller, terminal) = terminal::pseudo_terminal();
+    rustix::io::ioctl_fionbio(&terminal, true).expect("non-blocking");
     let mut settings = tcgetattr(&terminal).expect("tcgetattr");
     settings.make_raw();
     tcsetattr(&terminal, OptionalActions::Now, &settings).expect("tcsetattr");
@@ -489,8 +486,6 @@ fn pseudo_terminal() -> (OwnedFd, OwnedFd) {
 
 /// Runs `agent-tools call exec` as the leader of a session whose controlling terminal is
 /// `terminal`, with `config` as its configuration file.
-// Needs unsafe: it runs code between fork and exec (`pre_exec`).
-#[allow(unsafe_code)]
 fn call_in_terminal(workspace: &Path, config: &str, command: &str, terminal: &OwnedFd) -> Output {
     let config_file = workspace.join("..").join("config.toml");
     std::fs::write(&config_file, config).unwrap();
@@ -501,16 +496,7 @@ fn call_in_terminal(workspace: &Path, config: &str, command: &str, terminal: &Ow
         .arg("--config")
         .arg(&config_file);
     cli.args(["call", "exec", &arguments]);
-    let terminal = terminal.as_raw_fd();
-    // SAFETY: setsid and ioctl are async-signal-safe; nothing is allocated.
-    unsafe {
-        cli.pre_exec(move || {
-            if libc::setsid() < 0 || libc::ioctl(terminal, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    terminal::in_session_of(&mut cli, terminal);
     cli.output().unwrap()
 }
 

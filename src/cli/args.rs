@@ -29,11 +29,17 @@ pub(super) struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// A TOML policy file deciding which tool calls run: `[policy]` with `mode`
-    /// (default | read_only | bypass) and `deny`, `ask`, `allow` rules such as
-    /// "exec(command: git status*)". It replaces a `[policy]` section of --config
-    /// entirely. Calls that ask for approval are refused: no one can be asked here.
+    /// (default | accept_edits | read_only | bypass) and `deny`, `ask`, `allow` rules such
+    /// as "exec(command: git status*)". It replaces a `[policy]` section of --config
+    /// entirely. Who approves the calls it asks about: see --ask.
     #[arg(long, global = true, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// Who approves the calls the policy asks about. auto: the person at the terminal
+    /// when there is one (stderr a terminal), else, for serve, the MCP client (by an
+    /// elicitation form, if it supports them); terminal: always the terminal; client:
+    /// never the terminal. A call no one can approve is refused.
+    #[arg(long, global = true, value_enum, default_value_t = AskArg::Auto, value_name = "WHO")]
+    pub ask: AskArg,
     /// Append one JSON line per tool call to this file.
     #[arg(long, global = true, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
@@ -60,7 +66,7 @@ pub(super) struct GlobalArgs {
 pub(super) enum Command {
     /// List the tools: name, hints, and the first sentence of the description.
     #[command(
-        after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)\n  agent-tools --policy policy.toml list\n\nWith a policy (--policy, or [policy] in --config), a column after the name says what it\ndoes with the tool's calls: allowed; asks (RULE or MODE) — refused, as no one can be\nasked here; denied (RULE or MODE); or depends on arguments (rules over its arguments\ndecide call by call)."
+        after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)\n  agent-tools --policy policy.toml list\n\nWith a policy (--policy, or [policy] in --config), a column after the name says what it\ndoes with the tool's calls: allowed; asks (RULE or MODE) — the person at the terminal,\nor the MCP client when served, is asked (see --ask), and without either the call is\nrefused; denied (RULE or MODE); or depends on arguments (rules over its arguments\ndecide call by call)."
     )]
     List,
     /// Print tool definitions as a JSON array, in a provider's format.
@@ -209,6 +215,17 @@ fn split_command(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// `--dialect` values.
+/// `--ask`: who approves the calls a policy asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum AskArg {
+    /// The terminal when someone is at it, else the MCP client.
+    Auto,
+    /// The terminal (an error without one).
+    Terminal,
+    /// The MCP client, never the terminal.
+    Client,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DialectArg {
     /// OpenAI Chat Completions.

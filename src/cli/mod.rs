@@ -40,6 +40,7 @@ mod mounts;
 mod policy;
 mod runtime;
 mod serve;
+mod terminal_approver;
 mod toml_file;
 
 use std::ffi::OsString;
@@ -49,9 +50,10 @@ use std::sync::Arc;
 
 use clap::Parser as _;
 
-use args::{Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
+use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use config::Config;
 use mounts::Announce;
+use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
 
 use crate::builtin_tools::Workspace;
@@ -243,7 +245,8 @@ where
 {
     let settings = settings(&cli.global)?;
     let audit = open_audit(&cli.global, &settings)?;
-    let registry = build_registry(&settings, audit.clone())?;
+    let approver = terminal_approver(cli.global.ask, &cli.command)?;
+    let registry = build_registry(&settings, audit.clone(), approver)?;
     setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error)))?;
     let announce = match cli.command {
         Command::Serve { .. } => Announce::Counts,
@@ -345,7 +348,26 @@ fn open_audit(global: &GlobalArgs, settings: &Settings) -> Result<Option<Arc<Jso
     Ok(Some(Arc::new(audit)))
 }
 
-fn build_registry(settings: &Settings, audit: Option<Arc<JsonlAudit>>) -> Result<ToolRegistry, CliError> {
+/// The terminal approver, for the commands that make calls when `--ask` lets the terminal
+/// decide and someone is at it.
+fn terminal_approver(ask: AskArg, command: &Command) -> Result<Option<TerminalApprover>, CliError> {
+    if !matches!(command, Command::Call { .. } | Command::Serve { .. }) {
+        return Ok(None);
+    }
+    match ask {
+        AskArg::Client => Ok(None),
+        AskArg::Auto => Ok(TerminalApprover::for_interactive_use()),
+        AskArg::Terminal => TerminalApprover::for_interactive_use()
+            .map(Some)
+            .ok_or_else(|| CliError("--ask terminal: there is no terminal to ask at".to_owned())),
+    }
+}
+
+fn build_registry(
+    settings: &Settings,
+    audit: Option<Arc<JsonlAudit>>,
+    approver: Option<TerminalApprover>,
+) -> Result<ToolRegistry, CliError> {
     let mut builder = ToolRegistry::builder().extension(settings.workspace.clone());
     if let Some(timeout) = settings.config.default_timeout {
         builder = builder.default_timeout(timeout);
@@ -355,6 +377,9 @@ fn build_registry(settings: &Settings, audit: Option<Arc<JsonlAudit>>) -> Result
     }
     if let Some(policy) = &settings.policy {
         builder = builder.policy(policy.clone());
+    }
+    if let Some(approver) = approver {
+        builder = builder.approver(approver);
     }
     Ok(builder.build())
 }

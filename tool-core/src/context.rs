@@ -47,6 +47,22 @@ impl ToolContext {
         }
     }
 
+    /// The context of a call the registry runs, built in one step: `new` would allocate
+    /// a default cancellation and extension map only to replace them.
+    pub(crate) fn for_call(call: CallParts) -> Self {
+        Self {
+            session_id: call.session_id,
+            call_id: call.call_id,
+            cancellation: call.cancellation,
+            deadline: call.deadline,
+            extensions: call.extensions,
+            call_extensions: call.call_extensions,
+            progress: call.progress,
+            caller: call.caller,
+            tool_name: Some(call.tool_name),
+        }
+    }
+
     /// Sets the session id.
     pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
         self.session_id = Some(session_id.into());
@@ -59,12 +75,6 @@ impl ToolContext {
             token: OnceLock::from(token),
             parent: None,
         });
-        self
-    }
-
-    /// Shares the registry's handle on this call's cancellation.
-    pub(crate) fn with_call_cancellation(mut self, cancellation: Arc<CallCancellation>) -> Self {
-        self.cancellation = cancellation;
         self
     }
 
@@ -81,6 +91,7 @@ impl ToolContext {
     }
 
     /// Adds per-call state, looked up before the registry-wide extensions.
+    #[cfg(test)]
     pub(crate) fn with_call_extensions(mut self, extensions: Option<Extensions>) -> Self {
         self.call_extensions = extensions;
         self
@@ -95,12 +106,6 @@ impl ToolContext {
     /// Sends logs, questions and sampling requests to `caller`.
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.caller = Some(caller);
-        self
-    }
-
-    /// Names the tool the call is for (the registry does).
-    pub(crate) fn with_tool_name(mut self, name: Arc<str>) -> Self {
-        self.tool_name = Some(name);
         self
     }
 
@@ -289,6 +294,20 @@ impl fmt::Debug for ToolContext {
             .field("deadline", &self.deadline)
             .finish_non_exhaustive()
     }
+}
+
+/// What the registry knows of a call when it builds the call's context
+/// ([`ToolContext::for_call`]).
+pub(crate) struct CallParts {
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) call_id: Arc<str>,
+    pub(crate) tool_name: Arc<str>,
+    pub(crate) cancellation: Arc<CallCancellation>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) extensions: Extensions,
+    pub(crate) call_extensions: Option<Extensions>,
+    pub(crate) progress: Option<ProgressReporter>,
+    pub(crate) caller: Option<Arc<dyn Caller>>,
 }
 
 /// A call's cancellation, shared by the registry and the tool's context.

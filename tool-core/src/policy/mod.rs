@@ -285,34 +285,35 @@ impl Policy {
     }
 
     /// Decides a call with validated `arguments` by `rules`, which are
-    /// [`rules_for`](Self::rules_for) its tool.
+    /// [`rules_for`](Self::rules_for) its tool. Each argument a rule names is looked up
+    /// and cut into its forms once, for all three lists.
     pub(crate) fn decide(rules: &ToolRules, arguments: &Value) -> Decision {
         if let Some(rule) = rules.wide.deny.first() {
             return Decision::Deny(Reason::rule(RuleList::Deny, rule));
         }
-        // The first rule of `list` about an argument that applies to its value.
-        let first = |list: RuleList, applies: fn(&Rule, &ValueForms<'_>) -> bool| {
-            rules.arguments.iter().find_map(|group| {
-                let candidates = group.rules.get(list);
-                if candidates.is_empty() {
-                    return None;
-                }
-                let value = ValueForms::of(arguments.get(&*group.name)?);
-                candidates.iter().find(|rule| applies(rule, &value))
-            })
-        };
-        if let Some(rule) = first(RuleList::Deny, Rule::restricts) {
-            return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+        let mut ask = rules.wide.ask.first();
+        let mut allowed = !rules.wide.allow.is_empty();
+        for group in &rules.arguments {
+            // A rule about an argument the call does not have does not apply.
+            let Some(value) = argument(arguments, &group.name) else {
+                continue;
+            };
+            let value = ValueForms::of(value);
+            // Deny rules of every argument come before any ask or allow.
+            if let Some(rule) = group.rules.deny.iter().find(|rule| rule.restricts(&value)) {
+                return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+            }
+            if ask.is_none() {
+                ask = group.rules.ask.iter().find(|rule| rule.restricts(&value));
+            }
+            if !allowed && ask.is_none() {
+                allowed = group.rules.allow.iter().any(|rule| rule.permits(&value));
+            }
         }
-        if let Some(rule) = rules
-            .wide
-            .ask
-            .first()
-            .or_else(|| first(RuleList::Ask, Rule::restricts))
-        {
+        if let Some(rule) = ask {
             return Decision::Ask(Reason::rule(RuleList::Ask, rule));
         }
-        if !rules.wide.allow.is_empty() || first(RuleList::Allow, Rule::permits).is_some() {
+        if allowed {
             return Decision::Allow;
         }
         rules.by_mode.clone()
@@ -339,6 +340,17 @@ impl Policy {
             PolicyMode::Default | PolicyMode::AcceptEdits => Decision::Allow,
         }
     }
+}
+
+/// The value of the top-level argument `name`. Arguments are a handful of keys, and
+/// comparing each costs less than hashing one (serde_json's map hashes with SipHash); a
+/// large object is looked up by hash.
+fn argument<'v>(arguments: &'v Value, name: &str) -> Option<&'v Value> {
+    let map = arguments.as_object()?;
+    if map.len() > 16 {
+        return map.get(name);
+    }
+    map.iter().find(|(key, _)| *key == name).map(|(_, value)| value)
 }
 
 impl fmt::Debug for Policy {

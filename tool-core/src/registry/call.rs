@@ -171,9 +171,9 @@ pub struct ToolResult {
     /// Repairs made to the arguments before validation (e.g. arguments sent as a string
     /// containing JSON).
     pub repairs: Vec<String>,
-    /// The call waits for a deferred approval (outcome [`Outcome::Pending`]): what to
-    /// keep to decide it with [`ToolRegistry::resume`](crate::ToolRegistry::resume).
-    pub pending: Option<PendingCall>,
+    /// The call waiting for a deferred approval ([`pending`](Self::pending)); boxed, since
+    /// results are moved at every step and almost never carry one.
+    pub(crate) pending: Option<Box<PendingCall>>,
 }
 
 impl ToolResult {
@@ -197,9 +197,11 @@ impl ToolResult {
         }
     }
 
-    /// The call waiting for a deferred approval, if this result is one.
+    /// The call waiting for a deferred approval (outcome [`Outcome::Pending`]), if this
+    /// result is one: what to keep to decide it with
+    /// [`ToolRegistry::resume`](crate::ToolRegistry::resume).
     pub fn pending(&self) -> Option<&PendingCall> {
-        self.pending.as_ref()
+        self.pending.as_deref()
     }
 
     /// Whether the call failed.

@@ -13,12 +13,12 @@ use futures_util::stream;
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
 use super::gate::{Gated, Refusal};
-use super::hook_chain::Ended;
+use super::hook_chain::{Ended, Passed};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
-use crate::context::CallCancellation;
+use crate::context::{CallCancellation, CallParts};
 use crate::suggest;
 use crate::validation::InvalidArguments;
 use crate::{Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput};
@@ -32,7 +32,7 @@ pub(super) struct Finished {
     outcome: Outcome,
     output: ToolOutput,
     repairs: Vec<String>,
-    pending: Option<PendingCall>,
+    pending: Option<Box<PendingCall>>,
 }
 
 impl Finished {
@@ -154,32 +154,43 @@ impl ToolRegistry {
                 };
             }
         };
-        let session_id = options.session_id.clone();
-        let passed = match self
-            .before_hooks(&entry, call_id, session_id.as_deref(), value)
-            .await
-        {
-            Ok(passed) => passed,
-            Err(stopped) => {
-                return Finished {
-                    repairs,
-                    ..stopped.into()
-                };
+        // The hooks and asking for approval are boxed: calls without them keep this future
+        // small (it is moved whole at each await, and initialized for every call).
+        let passed = if self.config().hooks.is_empty() {
+            Passed {
+                arguments: value,
+                allowed: false,
+            }
+        } else {
+            let session_id = options.session_id.as_deref();
+            match Box::pin(self.before_hooks(&entry, call_id, session_id, value)).await {
+                Ok(passed) => passed,
+                Err(stopped) => {
+                    return Finished {
+                        repairs,
+                        ..stopped.into()
+                    };
+                }
             }
         };
-        let gated = Gated {
-            entry: &entry,
-            call_id,
-            options: &options,
-            allowed_by_hook: passed.allowed,
-        };
-        let value = match self.gate(rules, gated, passed.arguments, recorder).await {
-            Ok(value) => value,
-            Err(refusal) => {
-                return Finished {
-                    repairs,
-                    ..Ended::Refused(refusal).into()
+        let value = match rules {
+            None => passed.arguments,
+            Some(rules) => {
+                let gated = Gated {
+                    entry: &entry,
+                    call_id,
+                    options: &options,
+                    allowed_by_hook: passed.allowed,
                 };
+                match self.gate(&rules, gated, passed.arguments, recorder).await {
+                    Ok(value) => value,
+                    Err(refusal) => {
+                        return Finished {
+                            repairs,
+                            ..Ended::Refused(refusal).into()
+                        };
+                    }
+                }
             }
         };
         let admitted = Admitted {
@@ -228,9 +239,7 @@ impl ToolRegistry {
                 })
             });
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let ctx = self
-            .context(call_id, options, limit, cancellation.clone())
-            .with_tool_name(entry.name.clone());
+        let ctx = self.context(entry, call_id, options, limit, cancellation.clone());
         let permits = entry.permits.clone();
         let run = run_isolated(
             entry.tool.as_ref(),
@@ -246,9 +255,9 @@ impl ToolRegistry {
         let (outcome, mut output) = settle(name, run);
         output = self.count_retries(entry, session_id.as_ref(), retried, output);
         if let Some(arguments) = kept {
-            output = self
-                .after_hooks(entry, call_id, session_id.as_deref(), &arguments, outcome, output)
-                .await;
+            let session_id = session_id.as_deref();
+            let after = self.after_hooks(entry, call_id, session_id, &arguments, outcome, output);
+            output = Box::pin(after).await;
         }
         Finished {
             outcome,
@@ -289,28 +298,23 @@ impl ToolRegistry {
 
     fn context(
         &self,
+        entry: &Entry,
         call_id: &str,
         options: CallOptions,
         limit: Option<TimeLimit>,
         cancellation: Arc<CallCancellation>,
     ) -> ToolContext {
-        let mut ctx = ToolContext::new(call_id)
-            .with_call_cancellation(cancellation)
-            .with_extensions(self.config().extensions.clone())
-            .with_call_extensions(options.extensions);
-        if let Some(session_id) = options.session_id {
-            ctx = ctx.with_session_id(session_id);
-        }
-        if let Some(limit) = limit {
-            ctx = ctx.with_deadline(limit.deadline);
-        }
-        if let Some(progress) = options.progress {
-            ctx = ctx.with_progress(progress);
-        }
-        if let Some(caller) = options.caller.or_else(|| self.config().caller.clone()) {
-            ctx = ctx.with_caller(caller);
-        }
-        ctx
+        ToolContext::for_call(CallParts {
+            session_id: options.session_id,
+            call_id: call_id.into(),
+            tool_name: entry.name.clone(),
+            cancellation,
+            deadline: limit.map(|limit| limit.deadline),
+            extensions: self.config().extensions.clone(),
+            call_extensions: options.extensions,
+            progress: options.progress,
+            caller: options.caller.or_else(|| self.config().caller.clone()),
+        })
     }
 
     fn unknown_tool_message(&self, name: &str) -> String {
@@ -352,7 +356,7 @@ impl From<Ended> for Finished {
                 // Not an error: the call has not failed, it waits.
                 output: ToolOutput::text(message),
                 repairs: Vec::new(),
-                pending: Some(*pending),
+                pending: Some(pending),
             },
             Ended::Refused(refusal) => Finished::failure(refusal.outcome, refusal.message),
             Ended::Answered(output) => Finished {

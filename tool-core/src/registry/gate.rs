@@ -60,23 +60,35 @@ pub(super) struct Gated<'a> {
 }
 
 impl ToolRegistry {
-    /// The arguments to run the call with, or how it ended without running.
+    /// The arguments to run the call with, or how it ended without running. Deciding is
+    /// synchronous; only a call the policy asks about goes on to [`approve`](Self::approve).
     pub(super) async fn gate(
         &self,
-        rules: Option<Arc<ToolRules>>,
+        rules: &ToolRules,
         call: Gated<'_>,
         value: Value,
         recorder: &mut AuditRecorder<'_>,
     ) -> Result<Value, Refusal> {
-        let Some(rules) = rules else {
-            return Ok(value);
-        };
+        match Policy::decide(rules, &value) {
+            Decision::Allow => Ok(value),
+            Decision::Deny(reason) => Err(denied(&call.entry.name, &reason)),
+            // Boxed: asking holds a large future that calls which are decided at once do
+            // not need to carry.
+            Decision::Ask(reason) => Box::pin(self.approve(rules, call, reason, value, recorder)).await,
+        }
+    }
+
+    /// A call the policy asks about: allowed already (by a hook or for the session), or
+    /// put to whoever can approve it.
+    async fn approve(
+        &self,
+        rules: &ToolRules,
+        call: Gated<'_>,
+        reason: Reason,
+        value: Value,
+        recorder: &mut AuditRecorder<'_>,
+    ) -> Result<Value, Refusal> {
         let name = &call.entry.name;
-        let reason = match Policy::decide(&rules, &value) {
-            Decision::Allow => return Ok(value),
-            Decision::Deny(reason) => return Err(denied(name, &reason)),
-            Decision::Ask(reason) => reason,
-        };
         let session = call.options.session_id.as_ref();
         if call.allowed_by_hook || self.config().grants.is_granted(session, name) {
             return Ok(value);
@@ -94,7 +106,7 @@ impl ToolRegistry {
             Answer::Given(approval) => {
                 let approved = Approved {
                     entry: call.entry,
-                    rules: Some(&rules),
+                    rules: Some(rules),
                     session,
                 };
                 let arguments = std::mem::take(&mut request.arguments);

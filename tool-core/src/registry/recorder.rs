@@ -10,7 +10,8 @@ use crate::{AuditEvent, Outcome};
 
 /// The audit record of one call in progress; does nothing when there are no sinks.
 pub(crate) struct AuditRecorder<'a> {
-    pending: Option<Pending<'a>>,
+    /// Boxed: the recorder lives in every call's future, most often without sinks.
+    pending: Option<Box<Pending<'a>>>,
 }
 
 struct Pending<'a> {
@@ -33,15 +34,17 @@ impl<'a> AuditRecorder<'a> {
         tool: &str,
         session_id: Option<&str>,
     ) -> Self {
-        let pending = (!config.sinks.is_empty()).then(|| Pending {
-            config,
-            timestamp: SystemTime::now(),
-            started,
-            session_id: session_id.map(str::to_owned),
-            call_id: call_id.to_owned(),
-            tool: tool.to_owned(),
-            arguments: Value::Null,
-            secrets: Vec::new(),
+        let pending = (!config.sinks.is_empty()).then(|| {
+            Box::new(Pending {
+                config,
+                timestamp: SystemTime::now(),
+                started,
+                session_id: session_id.map(str::to_owned),
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                arguments: Value::Null,
+                secrets: Vec::new(),
+            })
         });
         Self { pending }
     }

@@ -76,6 +76,8 @@ impl Glob {
         loop {
             if let Some(next) = pieces.get(piece) {
                 let step = match next {
+                    // A last `*` takes whatever is left (`git status*`, `src/**`).
+                    Piece::Any if piece + 1 == pieces.len() => return true,
                     Piece::Any => {
                         retry = Some((piece + 1, at));
                         Some(0)

@@ -40,31 +40,39 @@ impl<'a> ValueForms<'a> {
             Value::String(text) => Cow::Borrowed(text),
             other => Cow::Owned(other.to_string()),
         };
-        let (normalized, cut) = if is_url(&raw) {
-            (None, false)
-        } else {
-            // The separators are ASCII: no byte of a longer character is one.
-            let cut = raw.bytes().any(|byte| is_command_separator(char::from(byte)));
-            (normalized_path(&raw), cut)
-        };
+        // One pass over the bytes finds what the other forms need. The separators are
+        // ASCII: no byte of a longer character is one.
+        let (mut cut, mut slash) = (false, false);
+        for byte in raw.bytes() {
+            cut |= is_command_separator(char::from(byte));
+            slash |= byte == b'/';
+        }
+        // A URL has a slash (`://`), so only then can the text be one.
+        if slash && is_url(&raw) {
+            return Self {
+                raw,
+                normalized: None,
+                cut: false,
+            };
+        }
+        let normalized = (slash || raw.starts_with('.'))
+            .then(|| normalized_path(&raw))
+            .flatten();
         Self { raw, normalized, cut }
-    }
-
-    fn forms(&self) -> impl Iterator<Item = &str> {
-        let commands = self.cut.then(|| commands(&self.raw)).into_iter().flatten();
-        std::iter::once(&*self.raw)
-            .chain(self.normalized.as_deref())
-            .chain(commands)
     }
 
     /// Whether a `deny` or `ask` rule's glob applies: any form matches.
     pub(crate) fn any(&self, matches: impl Fn(&str) -> bool) -> bool {
-        self.forms().any(matches)
+        matches(&self.raw)
+            || self.normalized.as_deref().is_some_and(&matches)
+            || (self.cut && commands(&self.raw).any(matches))
     }
 
     /// Whether an `allow` rule's glob applies: every form matches.
     pub(crate) fn all(&self, matches: impl Fn(&str) -> bool) -> bool {
-        self.forms().all(matches)
+        matches(&self.raw)
+            && self.normalized.as_deref().is_none_or(&matches)
+            && (!self.cut || commands(&self.raw).all(matches))
     }
 }
 
@@ -129,8 +137,14 @@ mod tests {
 
     use super::*;
 
+    /// Every form, in the order `any` tries them (a glob that matches none sees all).
     fn forms(value: Value) -> Vec<String> {
-        ValueForms::of(&value).forms().map(str::to_owned).collect()
+        let seen = std::cell::RefCell::new(Vec::new());
+        ValueForms::of(&value).any(|form| {
+            seen.borrow_mut().push(form.to_owned());
+            false
+        });
+        seen.into_inner()
     }
 
     #[test]

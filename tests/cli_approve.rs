@@ -29,8 +29,40 @@ allow = ["write_file(path: notes/**)"]
 
 struct Session {
     dir: tempfile::TempDir,
-    controller: std::fs::File,
+    terminal: Terminal,
     child: Child,
+}
+
+/// The controller side of the pseudo-terminal: what is shown, and what is typed.
+struct Terminal(std::fs::File);
+
+impl Terminal {
+    /// What the terminal shows up to and including `needle`.
+    fn shown_until(&mut self, needle: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        let mut shown = Vec::new();
+        while !String::from_utf8_lossy(&shown).contains(needle) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "never shown: {needle:?}; shown: {}",
+                String::from_utf8_lossy(&shown)
+            );
+            if !readable(&self.0, left) {
+                continue;
+            }
+            let mut buffer = [0u8; 4096];
+            match self.0.read(&mut buffer) {
+                Ok(read @ 1..) => shown.extend_from_slice(&buffer[..read]),
+                _ => panic!("the terminal closed; shown: {}", String::from_utf8_lossy(&shown)),
+            }
+        }
+        String::from_utf8_lossy(&shown).into_owned()
+    }
+
+    fn type_line(&mut self, line: &str) {
+        writeln!(self.0, "{line}").unwrap();
+    }
 }
 
 impl Session {
@@ -51,7 +83,7 @@ impl Session {
         drop(terminal);
         Self {
             dir,
-            controller: std::fs::File::from(controller),
+            terminal: Terminal(std::fs::File::from(controller)),
             child,
         }
     }
@@ -60,31 +92,12 @@ impl Session {
         self.dir.path().join("ws").join(relative)
     }
 
-    /// What the terminal shows up to and including `needle`.
     fn shown_until(&mut self, needle: &str) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        let mut shown = Vec::new();
-        while !String::from_utf8_lossy(&shown).contains(needle) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "never shown: {needle:?}; shown: {}",
-                String::from_utf8_lossy(&shown)
-            );
-            if !readable(&self.controller, left) {
-                continue;
-            }
-            let mut buffer = [0u8; 4096];
-            match self.controller.read(&mut buffer) {
-                Ok(read @ 1..) => shown.extend_from_slice(&buffer[..read]),
-                _ => panic!("the terminal closed; shown: {}", String::from_utf8_lossy(&shown)),
-            }
-        }
-        String::from_utf8_lossy(&shown).into_owned()
+        self.terminal.shown_until(needle)
     }
 
     fn type_line(&mut self, line: &str) {
-        writeln!(self.controller, "{line}").unwrap();
+        self.terminal.type_line(line);
     }
 
     /// Exit status and stdout, once the process has exited.
@@ -269,4 +282,65 @@ fn ask_terminal_without_a_terminal_is_a_usage_error() {
         String::from_utf8_lossy(&out.stderr).contains("--ask terminal: there is no terminal to ask at"),
         "{out:?}"
     );
+}
+
+#[tokio::test]
+async fn serve_asks_at_its_terminal_while_the_client_waits() {
+    use agent_tools::mcp::rmcp::ServiceExt as _;
+    use agent_tools::mcp::rmcp::model::CallToolRequestParams;
+    use agent_tools::mcp::rmcp::transport::TokioChildProcess;
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("ws")).unwrap();
+    std::fs::write(dir.path().join("ws/app.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(dir.path().join("policy.toml"), POLICY).unwrap();
+    let (controller, terminal_fd) = terminal::pseudo_terminal();
+    let mut command = tokio::process::Command::from(cli(dir.path()));
+    command.arg("serve").kill_on_drop(true);
+    terminal::in_session_of(command.as_std_mut(), &terminal_fd);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::from(terminal_fd.try_clone().unwrap()))
+        .spawn()
+        .unwrap();
+    drop(terminal_fd);
+    let client = ().serve(transport).await.unwrap();
+    let mut terminal = Terminal(std::fs::File::from(controller));
+
+    // The client's call waits while the person at the server's terminal decides.
+    let call = |arguments: serde_json::Value| {
+        let peer = client.peer().clone();
+        let arguments = arguments.as_object().cloned().unwrap();
+        let params = CallToolRequestParams::new("edit_file").with_arguments(arguments);
+        tokio::spawn(async move { peer.call_tool(params).await.unwrap() })
+    };
+    let allowed = call(json!({"path": "app.txt", "old_text": "two", "new_text": "deux"}));
+    let answered = tokio::task::spawn_blocking(move || {
+        let question = terminal.shown_until(CHOICES);
+        terminal.type_line("y");
+        (terminal, question)
+    });
+    let (mut terminal, question) = answered.await.unwrap();
+    assert!(
+        question.contains("-two") && question.contains("+deux"),
+        "{question}"
+    );
+    let result = allowed.await.unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let app = dir.path().join("ws/app.txt");
+    assert_eq!(std::fs::read_to_string(&app).unwrap(), "one\ndeux\n");
+
+    let refused = call(json!({"path": "app.txt", "old_text": "one", "new_text": "uno"}));
+    tokio::task::spawn_blocking(move || {
+        terminal.shown_until(CHOICES);
+        terminal.type_line("n");
+        terminal.shown_until("Reason");
+        terminal.type_line("not the first line");
+    })
+    .await
+    .unwrap();
+    let result = refused.await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(format!("{result:?}").contains("not the first line"), "{result:?}");
+    assert_eq!(std::fs::read_to_string(&app).unwrap(), "one\ndeux\n");
+    client.cancel().await.unwrap();
 }

@@ -70,11 +70,17 @@ pub(crate) fn preview_write_file(ws: &Workspace, args: &WriteFileArgs) -> String
             return format!("The write would fail: `{}` already exists.", args.path);
         }
         Some(Ok(text)) => text,
-        // Too large or not text: the content is shown without a diff.
+        // Too large or not text: the new content is shown without a diff, as much of it
+        // as a diff would show.
         Some(Err(unreadable)) => {
+            let shown = crate::text_format::prefix_within(&args.content, super::edit::MAX_DIFF_BYTES);
+            let cut = if shown.len() < args.content.len() {
+                format!("\n[cut at {} of {} bytes]", shown.len(), args.content.len())
+            } else {
+                String::new()
+            };
             return format!(
-                "Replaces or appends to a file that cannot be shown ({unreadable}) with:\n{}",
-                args.content
+                "Replaces or appends to a file that cannot be shown ({unreadable}) with:\n{shown}{cut}"
             );
         }
     };
@@ -147,6 +153,12 @@ mod tests {
             std::fs::read_to_string(temp.path().join("a.txt")).unwrap(),
             "old\nsame\n"
         );
+        // A file that is not text: the new content alone, no more of it than a diff shows.
+        std::fs::write(temp.path().join("blob.bin"), [0xff, 0xfe, 0x00]).unwrap();
+        let huge = "x".repeat(200_000);
+        let over_binary = preview_write_file(&ws, &args("blob.bin", &huge, None));
+        assert!(over_binary.starts_with("Replaces or appends to a file that cannot be shown"));
+        assert!(over_binary.ends_with("[cut at 65536 of 200000 bytes]"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use tool_core::ToolError;
 use apply::{Change, Document};
 
 /// Most diff text returned.
-const MAX_DIFF_BYTES: usize = 64 * 1024;
+pub(super) const MAX_DIFF_BYTES: usize = 64 * 1024;
 /// Largest file edited, and largest result written (each is held in memory, twice,
 /// while the edits apply).
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;

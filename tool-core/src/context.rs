@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
-    SamplingRequest, SamplingResponse,
+    Principal, SamplingRequest, SamplingResponse,
 };
 
 /// The call a tool is running for: ids, cancellation, deadline, application state, a
@@ -35,6 +35,7 @@ pub struct ToolContext {
     progress: Option<ProgressReporter>,
     caller: Option<Arc<dyn Caller>>,
     tool_name: Option<Arc<str>>,
+    principal: Option<Arc<Principal>>,
 }
 
 impl ToolContext {
@@ -60,6 +61,7 @@ impl ToolContext {
             progress: call.progress,
             caller: call.caller,
             tool_name: Some(call.tool_name),
+            principal: call.principal,
         }
     }
 
@@ -107,6 +109,12 @@ impl ToolContext {
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.caller = Some(caller);
         self
+    }
+
+    /// Who the call is made for, when the transport authenticated a user (see
+    /// [`Principal`]).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_deref()
     }
 
     /// The name the tool was called by, when a registry runs the call.
@@ -292,6 +300,7 @@ impl fmt::Debug for ToolContext {
             .field("call_id", &self.call_id)
             .field("cancelled", &self.is_cancelled())
             .field("deadline", &self.deadline)
+            .field("principal", &self.principal)
             .finish_non_exhaustive()
     }
 }
@@ -308,6 +317,7 @@ pub(crate) struct CallParts {
     pub(crate) call_extensions: Option<Extensions>,
     pub(crate) progress: Option<ProgressReporter>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
+    pub(crate) principal: Option<Arc<Principal>>,
 }
 
 /// A call's cancellation, shared by the registry and the tool's context.

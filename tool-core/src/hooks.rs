@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{Outcome, ToolOutput, ToolSpec};
+use crate::{Outcome, Principal, ToolOutput, ToolSpec};
 
 /// Code of the application's own that sees every call, before the tool runs and
 /// after — to veto, rewrite or answer a call, or to change what the model gets back.
@@ -72,6 +72,8 @@ pub struct HookCall<'a> {
     pub arguments: &'a Value,
     /// The call's session, if any.
     pub session_id: Option<&'a str>,
+    /// Who the call is made for, when the transport authenticated a user.
+    pub principal: Option<&'a Principal>,
 }
 
 /// What a hook does with a call before the tool runs.

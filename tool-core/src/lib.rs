@@ -32,6 +32,7 @@ mod error;
 mod hooks;
 mod output;
 mod policy;
+mod principal;
 mod registry;
 pub mod schema;
 pub mod secrets;
@@ -61,6 +62,7 @@ pub use output::{
     Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
 };
 pub use policy::{Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, ToolVerdict};
+pub use principal::Principal;
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };

@@ -34,8 +34,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::Reason;
 use crate::tool::BoxFuture;
+use crate::{Principal, Reason};
 
 pub(crate) use by_form::ask_by_form;
 pub(crate) use grants::SessionGrants;
@@ -93,6 +93,8 @@ pub struct ApprovalRequest {
     pub reason: Reason,
     /// The session the call belongs to, if any.
     pub session_id: Option<String>,
+    /// Who the call is made for, when the transport authenticated a user.
+    pub principal: Option<Principal>,
     /// What the call would do, if the tool can say ([`Tool::preview`](crate::Tool::preview)):
     /// for `write_file` and `edit_file`, the diff they would apply.
     pub preview: Option<String>,

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Approval, ApprovalRequest, Approver};
+use crate::Principal;
 use crate::tool::BoxFuture;
 
 /// A call the policy asked about whose approval was deferred: the tool has not run.
@@ -49,6 +50,10 @@ pub struct PendingCall {
     pub reason: String,
     /// The session the call belongs to, if any.
     pub session_id: Option<String>,
+    /// Who the call is made for, if the transport authenticated a user; resuming makes
+    /// the call for them again.
+    #[serde(default)]
+    pub principal: Option<Principal>,
     /// What the call would do, if the tool can say ([`Tool::preview`](crate::Tool::preview)).
     pub preview: Option<String>,
 }
@@ -63,6 +68,7 @@ impl PendingCall {
             arguments: request.arguments,
             reason: request.reason.to_string(),
             session_id: request.session_id,
+            principal: request.principal,
             preview: request.preview,
         }
     }
@@ -165,6 +171,7 @@ mod tests {
             arguments: json!({"command": "ls"}),
             reason: "the ask rule `exec`".into(),
             session_id: None,
+            principal: None,
             preview: None,
         }
     }

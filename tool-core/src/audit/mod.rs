@@ -83,6 +83,13 @@ pub struct AuditEvent {
     pub timestamp: SystemTime,
     /// The session the call belongs to, if named.
     pub session_id: Option<String>,
+    /// The user the call was made for ([`Principal::subject`](crate::Principal)), when the
+    /// transport authenticated one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// The client application that made it ([`Principal::client_id`](crate::Principal)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
     /// The provider's call id.
     pub call_id: String,
     /// The tool name as called (possibly unknown).
@@ -176,6 +183,8 @@ mod tests {
         let event = AuditEvent {
             timestamp: SystemTime::UNIX_EPOCH + Duration::from_micros(1_700_000_000_123_456),
             session_id: Some("s1".into()),
+            subject: None,
+            client_id: None,
             call_id: "call_1".into(),
             tool: "read_file".into(),
             arguments: serde_json::json!({"path": "a.txt"}),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Approver, Caller, Extensions, Outcome, PendingCall, ProgressReporter, ToolOutput};
+use crate::{Approver, Caller, Extensions, Outcome, PendingCall, Principal, ProgressReporter, ToolOutput};
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
 /// already-parsed value (Anthropic and MCP send an object).
@@ -65,6 +65,7 @@ pub(crate) struct CallOptions {
     pub(crate) progress: Option<ProgressReporter>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) principal: Option<Arc<Principal>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -77,6 +78,7 @@ impl std::fmt::Debug for CallOptions {
             .field("progress", &self.progress)
             .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
             .field("approver", &self.approver.as_ref().map(|_| "dyn Approver"))
+            .field("principal", &self.principal)
             .finish()
     }
 }
@@ -143,6 +145,13 @@ impl ToolCall {
     /// call, instead of the registry's [`caller`](crate::ToolRegistryBuilder::caller).
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.options.caller = Some(caller);
+        self
+    }
+
+    /// Makes the call on behalf of `principal` (an authenticated user): the tool, the
+    /// hooks, the approver and the audit log see it. See [`Principal`].
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.options.principal = Some(Arc::new(principal));
         self
     }
 

@@ -13,7 +13,7 @@ use futures_util::stream;
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
 use super::gate::{Gated, Refusal};
-use super::hook_chain::{Ended, Passed};
+use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::AuditRecorder;
@@ -68,8 +68,7 @@ impl ToolRegistry {
         if options.session_id.is_none() {
             options.session_id = self.session_id.clone();
         }
-        let mut recorder =
-            AuditRecorder::begin(self.config(), started, &id, &name, options.session_id.as_deref());
+        let mut recorder = AuditRecorder::begin(self.config(), started, &id, &name, &options);
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
@@ -162,8 +161,12 @@ impl ToolRegistry {
                 allowed: false,
             }
         } else {
-            let session_id = options.session_id.as_deref();
-            match Box::pin(self.before_hooks(&entry, call_id, session_id, value)).await {
+            let whose = Whose {
+                call_id,
+                session_id: options.session_id.as_deref(),
+                principal: options.principal.as_deref(),
+            };
+            match Box::pin(self.before_hooks(&entry, whose, value)).await {
                 Ok(passed) => passed,
                 Err(stopped) => {
                     return Finished {
@@ -225,8 +228,9 @@ impl ToolRegistry {
             );
             return Finished::failure(Outcome::Denied, message);
         }
-        // The hooks after the call see its arguments; kept only when there are hooks.
-        let kept = (!self.config().hooks.is_empty()).then(|| value.clone());
+        // The hooks after the call see its arguments and principal; kept only when there
+        // are hooks.
+        let kept = (!self.config().hooks.is_empty()).then(|| (value.clone(), options.principal.clone()));
         // A timeout too long to add to the clock is no limit at all.
         let limit = options
             .timeout
@@ -254,10 +258,13 @@ impl ToolRegistry {
         let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
         let (outcome, mut output) = settle(name, run);
         output = self.count_retries(entry, session_id.as_ref(), retried, output);
-        if let Some(arguments) = kept {
-            let session_id = session_id.as_deref();
-            let after = self.after_hooks(entry, call_id, session_id, &arguments, outcome, output);
-            output = Box::pin(after).await;
+        if let Some((arguments, principal)) = kept {
+            let whose = Whose {
+                call_id,
+                session_id: session_id.as_deref(),
+                principal: principal.as_deref(),
+            };
+            output = Box::pin(self.after_hooks(entry, whose, &arguments, outcome, output)).await;
         }
         Finished {
             outcome,
@@ -314,6 +321,7 @@ impl ToolRegistry {
             call_extensions: options.extensions,
             progress: options.progress,
             caller: options.caller.or_else(|| self.config().caller.clone()),
+            principal: options.principal,
         })
     }
 

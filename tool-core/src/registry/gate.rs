@@ -100,6 +100,7 @@ impl ToolRegistry {
             arguments: value,
             reason: reason.clone(),
             session_id: session.map(|session| session.to_string()),
+            principal: call.options.principal.as_deref().cloned(),
             preview: None,
         };
         match self.ask(&mut request, call.entry, call.options).await {

@@ -4,13 +4,33 @@ use serde_json::Value;
 
 use super::gate::Refusal;
 use super::{Entry, ToolRegistry};
-use crate::{BeforeCall, HookCall, Outcome, ToolOutput};
+use crate::{BeforeCall, HookCall, Outcome, Principal, ToolOutput};
 
 /// How the hooks before a call let it go on.
 pub(super) struct Passed {
     pub(super) arguments: Value,
     /// A hook allowed the call: the policy does not ask about it.
     pub(super) allowed: bool,
+}
+
+/// Whose call the hooks see: its id, session and principal.
+#[derive(Clone, Copy)]
+pub(super) struct Whose<'a> {
+    pub(super) call_id: &'a str,
+    pub(super) session_id: Option<&'a str>,
+    pub(super) principal: Option<&'a Principal>,
+}
+
+impl<'a> Whose<'a> {
+    fn hook_call(self, entry: &'a Entry, arguments: &'a Value) -> HookCall<'a> {
+        HookCall {
+            call_id: self.call_id,
+            spec: entry.tool.spec(),
+            arguments,
+            session_id: self.session_id,
+            principal: self.principal,
+        }
+    }
 }
 
 /// How the hooks before a call ended it (or the policy did).
@@ -24,18 +44,12 @@ impl ToolRegistry {
     pub(super) async fn before_hooks(
         &self,
         entry: &Entry,
-        call_id: &str,
-        session_id: Option<&str>,
+        whose: Whose<'_>,
         mut arguments: Value,
     ) -> Result<Passed, Ended> {
         let mut allowed = false;
         for hook in self.config().hooks.iter() {
-            let call = HookCall {
-                call_id,
-                spec: entry.tool.spec(),
-                arguments: &arguments,
-                session_id,
-            };
+            let call = whose.hook_call(entry, &arguments);
             match hook.before_call(&call).await {
                 BeforeCall::Continue => {}
                 BeforeCall::Allow => allowed = true,
@@ -54,19 +68,13 @@ impl ToolRegistry {
     pub(super) async fn after_hooks(
         &self,
         entry: &Entry,
-        call_id: &str,
-        session_id: Option<&str>,
+        whose: Whose<'_>,
         arguments: &Value,
         outcome: Outcome,
         mut output: ToolOutput,
     ) -> ToolOutput {
         for hook in self.config().hooks.iter() {
-            let call = HookCall {
-                call_id,
-                spec: entry.tool.spec(),
-                arguments,
-                session_id,
-            };
+            let call = whose.hook_call(entry, arguments);
             output = hook.after_call(&call, outcome, output).await;
         }
         output

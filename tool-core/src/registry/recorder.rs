@@ -1,12 +1,14 @@
 //! Collects what the audit log needs while a call runs, and records it exactly once —
 //! also when the caller drops the call before it finishes.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
+use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
-use crate::{AuditEvent, Outcome};
+use crate::{AuditEvent, Outcome, Principal};
 
 /// The audit record of one call in progress; does nothing when there are no sinks.
 pub(crate) struct AuditRecorder<'a> {
@@ -19,6 +21,7 @@ struct Pending<'a> {
     timestamp: SystemTime,
     started: Instant,
     session_id: Option<String>,
+    principal: Option<Arc<Principal>>,
     call_id: String,
     tool: String,
     arguments: Value,
@@ -32,14 +35,15 @@ impl<'a> AuditRecorder<'a> {
         started: Instant,
         call_id: &str,
         tool: &str,
-        session_id: Option<&str>,
+        options: &CallOptions,
     ) -> Self {
         let pending = (!config.sinks.is_empty()).then(|| {
             Box::new(Pending {
                 config,
                 timestamp: SystemTime::now(),
                 started,
-                session_id: session_id.map(str::to_owned),
+                session_id: options.session_id.as_deref().map(str::to_owned),
+                principal: options.principal.clone(),
                 call_id: call_id.to_owned(),
                 tool: tool.to_owned(),
                 arguments: Value::Null,
@@ -105,6 +109,8 @@ impl Pending<'_> {
         let event = AuditEvent {
             timestamp: self.timestamp,
             session_id: self.session_id,
+            subject: self.principal.as_ref().map(|principal| principal.subject.clone()),
+            client_id: self.principal.and_then(|principal| principal.client_id.clone()),
             call_id: self.call_id,
             tool: self.tool,
             arguments: self.arguments,

@@ -72,12 +72,17 @@ impl ToolRegistry {
 
     async fn resume_call(&self, pending: PendingCall, decision: Approval) -> ToolResult {
         let started = Instant::now();
-        let session: Option<Arc<str>> = pending.session_id.as_deref().map(Arc::from);
+        // The call is made as it was: in its session, for its principal.
+        let options = CallOptions {
+            session_id: pending.session_id.as_deref().map(Arc::from),
+            principal: pending.principal.clone().map(Arc::new),
+            ..CallOptions::default()
+        };
         let (call_id, name) = (pending.call_id.clone(), pending.tool.clone());
-        let mut recorder = AuditRecorder::begin(self.config(), started, &call_id, &name, session.as_deref());
+        let mut recorder = AuditRecorder::begin(self.config(), started, &call_id, &name, &options);
         recorder.arguments(&pending.arguments);
         let finished = self
-            .decide_resumed(started, pending, session, decision, &mut recorder)
+            .decide_resumed(started, pending, options, decision, &mut recorder)
             .await;
         self.result(started, call_id, name, finished, recorder)
     }
@@ -86,7 +91,7 @@ impl ToolRegistry {
         &self,
         started: Instant,
         pending: PendingCall,
-        session: Option<Arc<str>>,
+        options: CallOptions,
         decision: Approval,
         recorder: &mut AuditRecorder<'_>,
     ) -> Finished {
@@ -111,17 +116,13 @@ impl ToolRegistry {
         let approved = Approved {
             entry: &entry,
             rules: rules.as_deref(),
-            session: session.as_ref(),
+            session: options.session_id.as_ref(),
         };
         // Deferred again: the same call, kept under the same id.
         let defer = |arguments| PendingCall { arguments, ..pending };
         let arguments = match self.apply_approval(approved, arguments, decision, defer, recorder) {
             Ok(arguments) => arguments,
             Err(refusal) => return Ended::Refused(refusal).into(),
-        };
-        let options = CallOptions {
-            session_id: session,
-            ..CallOptions::default()
         };
         let admitted = Admitted {
             entry: &entry,

@@ -856,3 +856,101 @@ async fn results_are_cut_at_the_output_limit() {
         5 * 1024 * 1024
     );
 }
+
+/// Records the principal each hook call and approval request carried.
+#[derive(Default)]
+struct SeesWho(std::sync::Mutex<Vec<Option<crate::Principal>>>);
+
+impl crate::Hook for Arc<SeesWho> {
+    fn before_call<'a>(&'a self, call: &'a crate::HookCall<'a>) -> crate::BoxFuture<'a, crate::BeforeCall> {
+        self.0.lock().unwrap().push(call.principal.cloned());
+        Box::pin(async { crate::BeforeCall::Continue })
+    }
+}
+
+impl crate::Approver for Arc<SeesWho> {
+    fn approve<'a>(&'a self, request: &'a crate::ApprovalRequest) -> crate::BoxFuture<'a, crate::Approval> {
+        self.0.lock().unwrap().push(request.principal.clone());
+        Box::pin(async { crate::Approval::Defer })
+    }
+}
+
+#[tokio::test]
+async fn the_principal_reaches_the_tool_hooks_approver_audit_and_a_resumed_call() {
+    let audit = MemoryAudit::new();
+    let seen = Arc::new(SeesWho::default());
+    let registry = ToolRegistry::builder()
+        .audit(audit.clone())
+        .hook(seen.clone())
+        .approver(seen.clone())
+        .policy(
+            crate::Policy::builder()
+                .ask("who_deploys")
+                .allow("whoami")
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let who = |name: &str| {
+        DynamicTool::new(
+            name,
+            "Who calls.",
+            empty_schema(),
+            |_args, ctx: ToolContext| async move {
+                let principal = ctx.principal().map(|principal| principal.subject.clone());
+                Ok::<_, ToolError>(principal.unwrap_or_else(|| "nobody".into()))
+            },
+        )
+    };
+    registry.register(who("whoami")).unwrap();
+    registry.register(who("who_deploys")).unwrap();
+    let ada = crate::Principal::new("ada")
+        .with_client_id("desktop")
+        .with_scopes(["mcp:write"]);
+
+    let result = registry
+        .call(ToolCall::new("c1", "whoami", "{}").with_principal(ada.clone()))
+        .await;
+    assert_eq!(result.text(), "ada");
+    assert_eq!(
+        registry.call(ToolCall::new("c2", "whoami", "{}")).await.text(),
+        "nobody"
+    );
+
+    let waiting = registry
+        .call(ToolCall::new("c3", "who_deploys", "{}").with_principal(ada.clone()))
+        .await;
+    let stored = serde_json::to_string(waiting.pending().unwrap()).unwrap();
+    let pending: crate::PendingCall = serde_json::from_str(&stored).unwrap();
+    assert_eq!(
+        pending.principal.as_ref(),
+        Some(&ada),
+        "kept for the resumed call"
+    );
+    let resumed = registry
+        .resume(&pending.id, crate::Approval::AllowOnce)
+        .await
+        .unwrap();
+    assert_eq!(resumed.text(), "ada", "made for the same user");
+
+    let seen = seen.0.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [Some(ada.clone()), None, Some(ada.clone()), Some(ada.clone())]
+    );
+    let audited: Vec<(Option<String>, Option<String>)> = audit
+        .events()
+        .into_iter()
+        .map(|event| (event.subject, event.client_id))
+        .collect();
+    let ada_audited = (Some("ada".to_owned()), Some("desktop".to_owned()));
+    assert_eq!(
+        audited,
+        [
+            ada_audited.clone(),
+            (None, None),
+            ada_audited.clone(),
+            ada_audited
+        ]
+    );
+}

@@ -111,6 +111,19 @@ pub(super) enum Command {
         /// can see). Needed to serve an address other than loopback.
         #[arg(long, value_name = "NAME", requires = "http")]
         token_env: Option<String>,
+        /// Admit OAuth access tokens from this authorization server (its issuer URL):
+        /// JWTs checked against its keys, others introspected (see [auth] in --config).
+        /// Clients without a token are sent to it by the protected resource metadata.
+        #[arg(long, value_name = "URL", requires = "http", conflicts_with = "token_env")]
+        oauth_issuer: Option<String>,
+        /// This server's resource URI as clients reach it (e.g.
+        /// https://mcp.example.com/mcp): the audience tokens must name.
+        #[arg(long, value_name = "URI", requires = "http")]
+        oauth_audience: Option<String>,
+        /// A TOML file of [[scope]] tables (name, tools, read_only) saying which scopes
+        /// reach which tools; without one, every valid token reaches every tool.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        oauth_scopes: Option<std::path::PathBuf>,
     },
 }
 

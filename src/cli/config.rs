@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::auth::{self, AuthConfig};
 use super::policy;
 use super::toml_file::{ConfigError, FileKind, TomlFile};
 use crate::Policy;
@@ -25,10 +26,15 @@ use crate::builtin_tools::BuiltinConfig;
 ///
 /// [policy]
 /// deny = ["exec(command: rm -rf*)"]
+///
+/// [auth]
+/// issuer = "https://auth.example.com"
+/// audience = "https://mcp.example.com/mcp"
 /// ```
 ///
-/// The two top-level keys and `[policy]` (as in a `--policy` file, which replaces it) are
-/// the CLI's own; the other sections configure the built-in tools ([`BuiltinConfig`]:
+/// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it) and
+/// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`) are the CLI's own; the other
+/// sections configure the built-in tools ([`BuiltinConfig`]:
 /// `[workspace]`, `[exec]`, `[web]`, `[memory]`, `[subagents]`).
 #[derive(Debug, Default)]
 #[non_exhaustive]
@@ -41,6 +47,8 @@ pub struct Config {
     pub builtins: BuiltinConfig,
     /// The `[policy]` section, if there is one.
     pub policy: Option<Policy>,
+    /// The `[auth]` section, if there is one.
+    pub auth: Option<AuthConfig>,
 }
 
 /// The CLI's own keys; everything else is the built-in tools'.
@@ -59,6 +67,8 @@ impl Config {
         let mut table: toml::Table = file.parse()?;
         let policy = policy::in_config(&file)?;
         table.remove("policy");
+        let auth = auth::in_config(&file)?;
+        table.remove("auth");
         let mut own = toml::Table::new();
         for key in ["default_timeout", "audit_log"] {
             if let Some(value) = table.remove(key) {
@@ -73,6 +83,7 @@ impl Config {
             audit_log: keys.audit_log,
             builtins,
             policy,
+            auth,
         })
     }
 }

@@ -34,6 +34,7 @@
 //! stderr.
 
 mod args;
+mod auth;
 mod commands;
 mod config;
 mod mounts;
@@ -51,6 +52,7 @@ use std::sync::Arc;
 use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
+pub use auth::{AuthConfig, ScopeConfig};
 pub use config::Config;
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
@@ -254,8 +256,7 @@ where
     };
     let global = &cli.global;
     let mounted = mounts::mount_all(&registry, &global.mounts, &global.mount_tokens, announce, io).await?;
-    let policy = settings.policy.as_ref();
-    let status = run_command(&cli.command, registry, policy, mounted.skipped(), io).await;
+    let status = run_command(&cli.command, registry, &settings, mounted.skipped(), io).await;
     // Whatever the command's outcome: a child server must not outlive us.
     mounted.unmount().await;
     if let Some(audit) = audit {
@@ -264,15 +265,16 @@ where
     status
 }
 
-/// Runs the subcommand over `registry`, whose policy is `policy`; `skipped` is how many
+/// Runs the subcommand over `registry`, built from `settings`; `skipped` is how many
 /// mounted tools could not be mounted.
 async fn run_command(
     command: &Command,
     registry: ToolRegistry,
-    policy: Option<&Policy>,
+    settings: &Settings,
     skipped: usize,
     io: &mut Io<'_>,
 ) -> Result<u8, CliError> {
+    let policy = settings.policy.as_ref();
     match command {
         Command::List => commands::list(&registry, policy, io).map(|()| EXIT_OK),
         Command::Schema {
@@ -298,10 +300,23 @@ async fn run_command(
             let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
-        Command::Serve { http, token_env } => {
+        Command::Serve {
+            http,
+            token_env,
+            oauth_issuer,
+            oauth_audience,
+            oauth_scopes,
+        } => {
+            let flags = auth::OAuthFlags {
+                issuer: oauth_issuer.as_deref(),
+                audience: oauth_audience.as_deref(),
+                scopes: oauth_scopes.as_deref(),
+            };
+            let oauth = auth::resource(&flags, settings.config.auth.as_ref())?;
             let http = http.as_deref().map(|addr| serve::Http {
                 addr,
                 token_env: token_env.as_deref(),
+                oauth,
             });
             serve::serve(registry, http, io).await.map(|()| EXIT_OK)
         }

@@ -13,6 +13,8 @@ pub(super) struct Http<'a> {
     pub(super) addr: &'a str,
     /// The environment variable holding the bearer token clients must send.
     pub(super) token_env: Option<&'a str>,
+    /// The OAuth resource server clients' tokens go through, if any.
+    pub(super) oauth: Option<crate::mcp::oauth::OAuthResource>,
 }
 
 /// Serves until the client closes stdio, or, over HTTP, until Ctrl-C or SIGTERM.
@@ -23,7 +25,12 @@ pub(super) async fn serve(
 ) -> Result<(), CliError> {
     let count = registry.len();
     let handler = McpHandler::new(registry);
-    let Some(Http { addr, token_env }) = http else {
+    let Some(Http {
+        addr,
+        token_env,
+        oauth,
+    }) = http
+    else {
         status(io, &format!("serving {count} tools over stdio"));
         return handler
             .serve_stdio()
@@ -31,7 +38,7 @@ pub(super) async fn serve(
             .map_err(|error| CliError(error.to_string()));
     };
     let server = handler
-        .serve_http_with(addr, http_options(token_env)?)
+        .serve_http_with(addr, http_options(token_env, oauth)?)
         .await
         .map_err(|error| match error {
             ServeError::Unauthenticated(_) => CliError(format!(
@@ -54,10 +61,17 @@ pub(super) async fn serve(
         .map_err(|error| CliError(error.to_string()))
 }
 
-/// The bearer token from `$NAME` when `--token-env NAME` is given.
-fn http_options(token_env: Option<&str>) -> Result<HttpOptions, CliError> {
-    let Some(name) = token_env else {
-        return Ok(HttpOptions::new());
-    };
-    Ok(HttpOptions::new().bearer_token(env_token(name, "--token-env")?))
+/// The bearer token from `$NAME` when `--token-env NAME` is given; OAuth when configured.
+fn http_options(
+    token_env: Option<&str>,
+    oauth: Option<crate::mcp::oauth::OAuthResource>,
+) -> Result<HttpOptions, CliError> {
+    let mut options = HttpOptions::new();
+    if let Some(name) = token_env {
+        options = options.bearer_token(env_token(name, "--token-env")?);
+    }
+    if let Some(resource) = oauth {
+        options = options.oauth(resource);
+    }
+    Ok(options)
 }

@@ -17,6 +17,8 @@ pub enum FileKind {
     Config,
     /// The `--policy` file.
     Policy,
+    /// The `--oauth-scopes` file.
+    Scopes,
 }
 
 impl fmt::Display for FileKind {
@@ -24,6 +26,7 @@ impl fmt::Display for FileKind {
         f.write_str(match self {
             FileKind::Config => "config file",
             FileKind::Policy => "policy file",
+            FileKind::Scopes => "scopes file",
         })
     }
 }

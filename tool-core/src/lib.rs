@@ -61,6 +61,7 @@ pub use hooks::{BeforeCall, Hook, HookCall};
 pub use output::{
     Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
 };
+pub use policy::glob::{Glob, GlobError};
 pub use policy::{Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, ToolVerdict};
 pub use principal::Principal;
 pub use registry::{

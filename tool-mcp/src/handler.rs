@@ -20,6 +20,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry};
 
+use crate::authorized::Authorized;
 use crate::client_caller::{ClientCaller, SessionLogLevel};
 use crate::notify::Notifier;
 use crate::{caller_wire, convert};
@@ -135,6 +136,9 @@ impl McpHandler {
         let mut call = ToolCall::new(context.id.to_string(), request.name, arguments)
             .with_cancellation(context.ct.clone())
             .with_caller(Arc::new(caller));
+        if let Some(authorized) = Authorized::of(context) {
+            call = call.with_principal(authorized.principal.clone());
+        }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(notifier.progress_reporter(token));
         }
@@ -150,12 +154,19 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let authorized = Authorized::of(&context);
+        // A token whose scopes do not reach a tool does not see it.
+        let reached = |name: &str| match (authorized, self.registry.get(name)) {
+            (Some(authorized), Some(tool)) => authorized.reaches(tool.spec()),
+            _ => true,
+        };
         let tools = self
             .registry
             .definitions(Dialect::Mcp)
             .into_iter()
+            .filter(|definition| reached(definition["name"].as_str().unwrap_or_default()))
             .map(convert::tool_definition)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
@@ -167,6 +178,18 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // The OAuth layer refuses such calls with a 403 already; this covers any request
+        // it could not read.
+        if let Some(authorized) = Authorized::of(&context)
+            && let Some(tool) = self.registry.get(&request.name)
+            && !authorized.reaches(tool.spec())
+        {
+            let message = format!(
+                "your access token's scopes do not reach the tool `{}`",
+                request.name
+            );
+            return Err(McpError::invalid_params(message, None));
+        }
         let (call, notifier) = self.tool_call(request, &context);
         let result = self.registry.call(call).await;
         notifier.finish().await;

@@ -32,6 +32,8 @@ use crate::ServeError;
 pub struct HttpOptions {
     bearer_token: Option<Arc<str>>,
     allow_unauthenticated: bool,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::oauth::OAuthResource>,
 }
 
 impl HttpOptions {
@@ -57,6 +59,30 @@ impl HttpOptions {
         self
     }
 
+    /// Admits requests whose OAuth access token `resource` admits, and publishes the
+    /// protected resource metadata clients need to get one; see [`crate::oauth`]. As with a
+    /// bearer token, any address may then be served.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, resource: crate::oauth::OAuthResource) -> Self {
+        self.oauth = Some(resource);
+        self
+    }
+
+    /// The OAuth resource server requests go through, if any.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn oauth_resource(&self) -> Option<&crate::oauth::OAuthResource> {
+        self.oauth.as_ref()
+    }
+
+    /// Whether requests are authenticated by this server (a token or OAuth).
+    fn authenticates(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() {
+            return true;
+        }
+        self.bearer_token.is_some()
+    }
+
     /// The token requests must carry, if any.
     pub(crate) fn token(&self) -> Option<Arc<str>> {
         self.bearer_token.clone()
@@ -66,7 +92,7 @@ impl HttpOptions {
     /// rebinding. A token defeats rebinding by itself (a page cannot know it), and a
     /// server behind a reverse proxy is reached under the proxy's names: neither checks.
     pub(crate) fn checks_host(&self) -> bool {
-        self.bearer_token.is_none() && !self.allow_unauthenticated
+        !self.authenticates() && !self.allow_unauthenticated
     }
 
     /// Refuses to serve `addr` to the network without a token, unless allowed.
@@ -80,10 +106,13 @@ impl HttpOptions {
 
 impl fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpOptions")
+        let mut debug = f.debug_struct("HttpOptions");
+        debug
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
-            .field("allow_unauthenticated", &self.allow_unauthenticated)
-            .finish()
+            .field("allow_unauthenticated", &self.allow_unauthenticated);
+        #[cfg(feature = "oauth")]
+        debug.field("oauth", &self.oauth);
+        debug.finish()
     }
 }
 

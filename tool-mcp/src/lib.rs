@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+mod authorized;
 mod caller_wire;
 mod client_caller;
 mod convert;
@@ -53,6 +54,8 @@ mod handler;
 mod http_auth;
 mod mount;
 mod notify;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod serve;
 mod stdio;
 

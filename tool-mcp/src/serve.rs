@@ -127,6 +127,8 @@ impl McpHandler {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         options.check(local_addr)?;
+        #[cfg(feature = "oauth")]
+        let registry = self.registry().clone();
         let shutdown = CancellationToken::new();
         let mut config =
             StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
@@ -150,6 +152,15 @@ impl McpHandler {
             router = router.layer(axum::middleware::from_fn(move |request, next| {
                 http_auth::require_bearer(token.clone(), request, next)
             }));
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(resource) = options.oauth_resource() {
+            let guard = crate::oauth::Guard::new(resource.clone(), registry);
+            router = router
+                .layer(axum::middleware::from_fn(move |request, next| {
+                    guard.clone().check(request, next)
+                }))
+                .merge(crate::oauth::metadata_routes(resource));
         }
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {

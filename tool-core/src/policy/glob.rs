@@ -9,9 +9,20 @@
 
 use std::fmt;
 
-/// A compiled glob.
+/// A compiled glob, as policy rules use them: `*` matches any run of characters
+/// (slashes and spaces included), `?` one character, `\` makes the next one literal; the
+/// whole text must match. Also for other lists of tool names (`tool-mcp`'s OAuth scopes).
+///
+/// ```
+/// use tool_core::Glob;
+///
+/// let glob = Glob::new("github_*")?;
+/// assert!(glob.matches("github_create_issue"));
+/// assert!(!glob.matches("gitlab_create_issue"));
+/// # Ok::<(), tool_core::GlobError>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Glob {
+pub struct Glob {
     source: Box<str>,
     pieces: Box<[Piece]>,
 }
@@ -26,13 +37,14 @@ enum Piece {
     Any,
 }
 
-/// A `\` with nothing after it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TrailingEscape;
+/// A glob that ends with a `\` escaping nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the glob ends with a lone `\\`")]
+pub struct GlobError;
 
 impl Glob {
     /// Compiles `source`.
-    pub(crate) fn new(source: &str) -> Result<Self, TrailingEscape> {
+    pub fn new(source: &str) -> Result<Self, GlobError> {
         let mut pieces = Vec::new();
         let mut literal = String::new();
         let mut chars = source.chars();
@@ -41,7 +53,7 @@ impl Glob {
                 '*' => Piece::Any,
                 '?' => Piece::One,
                 '\\' => {
-                    literal.push(chars.next().ok_or(TrailingEscape)?);
+                    literal.push(chars.next().ok_or(GlobError)?);
                     continue;
                 }
                 c => {
@@ -67,7 +79,7 @@ impl Glob {
     }
 
     /// Whether `text`, all of it, matches.
-    pub(crate) fn matches(&self, text: &str) -> bool {
+    pub fn matches(&self, text: &str) -> bool {
         let pieces = &self.pieces;
         let (mut piece, mut at) = (0, 0);
         // After a mismatch, retry from the piece after the last `*`, which then takes
@@ -154,7 +166,7 @@ mod tests {
         assert!(!matches(r"what\?", "whats"));
         assert!(matches(r"\*", "*"));
         assert!(!matches(r"\*", "x"));
-        assert_eq!(Glob::new(r"dangling\"), Err(TrailingEscape));
+        assert_eq!(Glob::new(r"dangling\"), Err(GlobError));
     }
 
     #[test]

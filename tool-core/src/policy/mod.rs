@@ -27,7 +27,7 @@
 //! ways no glob sees. Rules over commands say what is routine; the shell sandbox is what
 //! confines a command.
 
-mod glob;
+pub(crate) mod glob;
 mod rule;
 mod value;
 

@@ -21,7 +21,7 @@ use rmcp::service::{
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientLifecycleMode, RoleClient};
 use serde_json::Value;
 use tokio::sync::watch;
@@ -88,6 +88,46 @@ pub(super) enum ConnectError {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot start it")]
 struct StartFailed(#[source] std::io::Error);
+
+/// What opening a session needs besides its transport.
+struct Handshake {
+    client: MountClient,
+    lifecycle: ClientLifecycleMode,
+    stop: CancellationToken,
+    progress: ProgressRoutes,
+    calls: CallsInFlight,
+}
+
+impl Handshake {
+    /// The handshake over `transport`, its notifications taken in order.
+    async fn over<T>(
+        self,
+        transport: T,
+    ) -> Result<RunningService<RoleClient, MountClient>, ClientInitializeError>
+    where
+        T: Transport<RoleClient> + Send + 'static,
+    {
+        let transport = InOrder::new(transport, self.progress, self.calls);
+        serve_client_with_lifecycle_and_ct(self.client, transport, self.lifecycle, self.stop).await
+    }
+}
+
+impl super::HttpEndpoint {
+    /// The HTTP client that logs in with OAuth, when the mount does.
+    #[cfg(feature = "oauth")]
+    fn oauth_http(&self) -> Result<Option<crate::oauth::OAuthHttpClient>, ConnectError> {
+        let Some(login) = &self.oauth else {
+            return Ok(None);
+        };
+        let url = url::Url::parse(&self.url).map_err(|error| ConnectError::Connect(Box::new(error)))?;
+        Ok(Some(crate::oauth::OAuthHttpClient::new(login.clone(), url)))
+    }
+
+    #[cfg(not(feature = "oauth"))]
+    fn oauth_http(&self) -> Result<Option<std::convert::Infallible>, ConnectError> {
+        Ok(None)
+    }
+}
 
 /// The mount was removed while a session was wanted.
 #[derive(Debug, thiserror::Error)]
@@ -266,13 +306,19 @@ impl Connection {
                 legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
             },
         };
+        let handshake = Handshake {
+            client,
+            lifecycle,
+            stop: stop.clone(),
+            progress: progress.clone(),
+            calls: calls.clone(),
+        };
         let running = match &self.server {
             McpServer::Stdio(command) => {
                 let (transport, _) = TokioChildProcess::builder(command.command())
                     .spawn()
                     .map_err(|error| ConnectError::Connect(Box::new(StartFailed(error))))?;
-                let transport = InOrder::new(transport, progress.clone(), calls.clone());
-                serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
+                handshake.over(transport).await
             }
             McpServer::Http(endpoint) => {
                 let mut retry = ExponentialBackoff::default();
@@ -284,9 +330,19 @@ impl Connection {
                     config = config.auth_header(token.clone());
                 }
                 config.retry_config = Arc::new(retry);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let transport = InOrder::new(transport, progress.clone(), calls.clone());
-                serve_client_with_lifecycle_and_ct(client, transport, lifecycle, stop.clone()).await
+                match endpoint.oauth_http()? {
+                    #[cfg(feature = "oauth")]
+                    Some(login) => {
+                        handshake
+                            .over(StreamableHttpClientTransport::with_client(login, config))
+                            .await
+                    }
+                    _ => {
+                        handshake
+                            .over(StreamableHttpClientTransport::from_config(config))
+                            .await
+                    }
+                }
             }
         }
         .map_err(|error| match error {

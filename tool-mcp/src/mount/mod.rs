@@ -83,14 +83,19 @@ impl StdioCommand {
 pub struct HttpEndpoint {
     url: String,
     bearer_token: Option<String>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::oauth::OAuthClient>,
 }
 
 impl fmt::Debug for HttpEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpEndpoint")
+        let mut debug = f.debug_struct("HttpEndpoint");
+        debug
             .field("url", &self.url)
-            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
-            .finish()
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"));
+        #[cfg(feature = "oauth")]
+        debug.field("oauth", &self.oauth);
+        debug.finish()
     }
 }
 
@@ -112,6 +117,8 @@ impl McpServer {
         Self::Http(HttpEndpoint {
             url: url.into(),
             bearer_token: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         })
     }
 
@@ -121,6 +128,17 @@ impl McpServer {
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         if let Self::Http(endpoint) = &mut self {
             endpoint.bearer_token = Some(token.into());
+        }
+        self
+    }
+
+    /// Logs in with OAuth when the server asks for it (HTTP only; ignored for stdio): the
+    /// first `401` starts a login as `client` is configured, and later requests carry its
+    /// token; see [`crate::oauth`].
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, client: crate::oauth::OAuthClient) -> Self {
+        if let Self::Http(endpoint) = &mut self {
+            endpoint.oauth = Some(client);
         }
         self
     }

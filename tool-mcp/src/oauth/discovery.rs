@@ -19,9 +19,22 @@ use super::fetch::{self, FetchError};
 pub(crate) struct ServerMetadata {
     pub(crate) issuer: String,
     #[serde(default)]
+    pub(crate) authorization_endpoint: Option<String>,
+    #[serde(default)]
+    pub(crate) token_endpoint: Option<String>,
+    #[serde(default)]
+    pub(crate) registration_endpoint: Option<String>,
+    #[serde(default)]
     pub(crate) jwks_uri: Option<String>,
     #[serde(default)]
     pub(crate) introspection_endpoint: Option<String>,
+    #[serde(default)]
+    pub(crate) code_challenge_methods_supported: Vec<String>,
+    /// Absent means `client_secret_basic` only (RFC 8414 §2).
+    #[serde(default)]
+    pub(crate) token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) client_id_metadata_document_supported: bool,
 }
 
 /// Where `issuer`'s metadata may be, in the order they are tried.

@@ -24,8 +24,8 @@ const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 /// By default, the shortest time between two fetches of the key set caused by tokens
 /// naming unknown keys.
 const DEFAULT_KEY_REFETCH: Duration = Duration::from_secs(10);
-/// The longest an introspection answer is kept (never past the token's `exp`).
-const INTROSPECTION_CACHE: Duration = Duration::from_secs(60);
+/// By default, the longest an introspection answer is kept (never past the token's `exp`).
+const DEFAULT_INTROSPECTION_CACHE: Duration = Duration::from_secs(60);
 /// At most this many introspection answers are kept.
 const INTROSPECTION_CACHE_ENTRIES: usize = 10_000;
 
@@ -81,6 +81,7 @@ struct Inner {
     leeway: Duration,
     key_refetch: Duration,
     introspection: Option<ClientSecret>,
+    introspection_cache: Duration,
     http: reqwest::Client,
     server: OnceCell<Arc<Issuer>>,
     introspected: Mutex<HashMap<Vec<u8>, (Principal, Instant)>>,
@@ -109,6 +110,7 @@ pub struct OAuthResourceBuilder {
     leeway: Duration,
     key_refetch: Duration,
     introspection: Option<ClientSecret>,
+    introspection_cache: Duration,
 }
 
 /// A configuration that cannot work.
@@ -141,6 +143,7 @@ impl OAuthResource {
             leeway: DEFAULT_LEEWAY,
             key_refetch: DEFAULT_KEY_REFETCH,
             introspection: None,
+            introspection_cache: DEFAULT_INTROSPECTION_CACHE,
         }
     }
 
@@ -271,7 +274,9 @@ impl OAuthResource {
             .await
             .map_err(|FetchError(error)| TokenError::Unavailable(error))?;
         let (principal, until) = answer.admit(&self.inner)?;
-        self.cache_introspection(fingerprint, principal.clone(), until);
+        if !self.inner.introspection_cache.is_zero() {
+            self.cache_introspection(fingerprint, principal.clone(), until);
+        }
         Ok(principal)
     }
 
@@ -311,12 +316,20 @@ impl OAuthResourceBuilder {
 
     /// Checks tokens that are not JWTs at the issuer's introspection endpoint (RFC 7662),
     /// authenticating as `client_id` with `client_secret` (HTTP Basic). Answers are kept
-    /// for up to a minute, never past the token's expiry.
+    /// (see [`introspection_cache`](Self::introspection_cache)).
     pub fn introspection(mut self, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
         self.introspection = Some(ClientSecret {
             id: client_id.into(),
             secret: client_secret.into(),
         });
+        self
+    }
+
+    /// How long an introspection answer is kept (default a minute; never past the token's
+    /// expiry). Zero asks for every request, so a token the authorization server revokes
+    /// is refused at once.
+    pub fn introspection_cache(mut self, keep: Duration) -> Self {
+        self.introspection_cache = keep;
         self
     }
 
@@ -370,6 +383,7 @@ impl OAuthResourceBuilder {
                 leeway: self.leeway,
                 key_refetch: self.key_refetch,
                 introspection: self.introspection,
+                introspection_cache: self.introspection_cache,
                 http: fetch::http_client(),
                 server: OnceCell::new(),
                 introspected: Mutex::default(),
@@ -483,7 +497,7 @@ impl Introspection {
         let left = match self.exp {
             Some(exp) if exp + inner.leeway.as_secs() <= now => return invalid("the token has expired"),
             Some(exp) => Duration::from_secs(exp.saturating_sub(now)),
-            None => INTROSPECTION_CACHE,
+            None => inner.introspection_cache,
         };
         let Some(subject) = self.sub.or_else(|| self.client_id.clone()) else {
             return invalid("the token names no subject");
@@ -497,7 +511,7 @@ impl Introspection {
         if let Some(client) = self.client_id {
             principal = principal.with_client_id(client);
         }
-        Ok((principal, Instant::now() + left.min(INTROSPECTION_CACHE)))
+        Ok((principal, Instant::now() + left.min(inner.introspection_cache)))
     }
 }
 

@@ -1,0 +1,319 @@
+//! The OAuth exchanges of a login, each one HTTP request: dynamic client registration
+//! (RFC 7591), the authorization URL with PKCE (RFC 7636) and the resource indicator
+//! (RFC 8707), and the token endpoint's grants — authorization code, refresh token,
+//! client credentials — with the client authentication the server takes.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use url::Url;
+
+use super::fetch::{self, FetchError};
+
+/// How a client proves itself at the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientAuth {
+    /// HTTP Basic with id and secret.
+    Basic,
+    /// Id and secret in the form.
+    Post,
+    /// Only the id, in the form (a public client).
+    None,
+}
+
+impl ClientAuth {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ClientAuth::Basic => "client_secret_basic",
+            ClientAuth::Post => "client_secret_post",
+            ClientAuth::None => "none",
+        }
+    }
+
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "client_secret_basic" => Some(ClientAuth::Basic),
+            "client_secret_post" => Some(ClientAuth::Post),
+            "none" => Some(ClientAuth::None),
+            _ => None,
+        }
+    }
+
+    /// The method to use with a secret (or without one) at a server that supports
+    /// `supported` (`None`: the metadata says nothing, which means Basic).
+    pub(crate) fn choose(has_secret: bool, supported: Option<&[String]>) -> Self {
+        let supports =
+            |method: ClientAuth| supported.is_none_or(|list| list.iter().any(|name| name == method.name()));
+        match has_secret {
+            false => ClientAuth::None,
+            true if supports(ClientAuth::Basic) => ClientAuth::Basic,
+            true if supports(ClientAuth::Post) => ClientAuth::Post,
+            true => ClientAuth::Basic,
+        }
+    }
+}
+
+/// A client as the token endpoint sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Client {
+    pub(crate) id: String,
+    pub(crate) secret: Option<String>,
+    pub(crate) auth: ClientAuth,
+}
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Tokens {
+    pub(crate) access_token: String,
+    #[serde(default)]
+    pub(crate) refresh_token: Option<String>,
+    #[serde(default)]
+    pub(crate) expires_in: Option<u64>,
+}
+
+/// Why the token endpoint gave no token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TokenFailure {
+    /// The server answered with an OAuth error (`invalid_grant`, …).
+    Refused { code: String, description: String },
+    /// The request failed, or the answer made no sense.
+    Failed(String),
+}
+
+impl std::fmt::Display for TokenFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenFailure::Refused { code, description } if description.is_empty() => {
+                write!(f, "the token endpoint refused: {code}")
+            }
+            TokenFailure::Refused { code, description } => {
+                write!(f, "the token endpoint refused: {code} ({description})")
+            }
+            TokenFailure::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A PKCE verifier and its S256 challenge, and a `state` for the request.
+pub(crate) struct Pkce {
+    pub(crate) verifier: String,
+    pub(crate) challenge: String,
+    pub(crate) state: String,
+}
+
+impl Pkce {
+    pub(crate) fn new() -> Self {
+        let verifier = random_text();
+        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, verifier.as_bytes());
+        Self {
+            challenge: URL_SAFE_NO_PAD.encode(digest.as_ref()),
+            verifier,
+            state: random_text(),
+        }
+    }
+}
+
+/// 32 random bytes as base64url: 43 characters, within PKCE's 43–128.
+fn random_text() -> String {
+    let mut bytes = [0u8; 32];
+    // The system's generator failing is a broken machine; a zero verifier would still
+    // be refused by no server, so say so rather than go on.
+    if aws_lc_rs::rand::fill(&mut bytes).is_err() {
+        panic!("the system random number generator failed");
+    }
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The authorization request URL (RFC 6749 §4.1.1, with PKCE and `resource`).
+pub(crate) fn authorization_url(
+    endpoint: &Url,
+    client_id: &str,
+    redirect_uri: &Url,
+    scopes: &[String],
+    resource: Option<&str>,
+    pkce: &Pkce,
+) -> Url {
+    let mut url = endpoint.clone();
+    {
+        let mut query = url.query_pairs_mut();
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", client_id)
+            .append_pair("redirect_uri", redirect_uri.as_str())
+            .append_pair("code_challenge", &pkce.challenge)
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", &pkce.state);
+        if !scopes.is_empty() {
+            query.append_pair("scope", &scopes.join(" "));
+        }
+        if let Some(resource) = resource {
+            query.append_pair("resource", resource);
+        }
+    }
+    url
+}
+
+/// The code from the redirect `callback`, checked against the request's `state`.
+pub(crate) fn code_from(callback: &Url, state: &str) -> Result<String, String> {
+    let param = |name: &str| {
+        callback
+            .query_pairs()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
+    };
+    if let Some(error) = param("error") {
+        let description = param("error_description").unwrap_or_default();
+        return Err(format!("the authorization server refused: {error} {description}")
+            .trim_end()
+            .to_owned());
+    }
+    if param("state").as_deref() != Some(state) {
+        return Err("the redirect's state does not match the request's: refusing it".to_owned());
+    }
+    param("code").ok_or_else(|| "the redirect carries no authorization code".to_owned())
+}
+
+/// Registers a client (RFC 7591); its id, secret and token endpoint auth method.
+pub(crate) async fn register(
+    http: &reqwest::Client,
+    endpoint: &Url,
+    name: &str,
+    redirect_uri: &Url,
+    scopes: &[String],
+    auth: ClientAuth,
+) -> Result<Client, FetchError> {
+    let mut body = json!({
+        "client_name": name,
+        "redirect_uris": [redirect_uri.as_str()],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": auth.name(),
+    });
+    if !scopes.is_empty() {
+        body["scope"] = scopes.join(" ").into();
+    }
+    #[derive(Deserialize)]
+    struct Registered {
+        client_id: String,
+        #[serde(default)]
+        client_secret: Option<String>,
+        #[serde(default)]
+        token_endpoint_auth_method: Option<String>,
+    }
+    let request = http.post(endpoint.clone()).json(&body);
+    let registered: Registered = fetch::json(request, endpoint).await?;
+    let auth = registered
+        .token_endpoint_auth_method
+        .as_deref()
+        .and_then(ClientAuth::from_name)
+        .unwrap_or(match registered.client_secret {
+            Some(_) => ClientAuth::Basic,
+            None => ClientAuth::None,
+        });
+    Ok(Client {
+        id: registered.client_id,
+        secret: registered.client_secret,
+        auth,
+    })
+}
+
+/// A token request with `params`, the client authenticating as it does.
+pub(crate) async fn token(
+    http: &reqwest::Client,
+    endpoint: &Url,
+    client: &Client,
+    params: &[(&str, &str)],
+) -> Result<Tokens, TokenFailure> {
+    let mut form: Vec<(&str, &str)> = params.to_vec();
+    let mut request = http.post(endpoint.clone());
+    match (client.auth, client.secret.as_deref()) {
+        (ClientAuth::Basic, Some(secret)) => {
+            // RFC 6749 §2.3.1: both parts form-urlencoded before Basic encoding.
+            let credentials = format!("{}:{}", form_encode(&client.id), form_encode(secret));
+            request = request.header(
+                reqwest::header::AUTHORIZATION,
+                format!("Basic {}", STANDARD.encode(credentials)),
+            );
+        }
+        (ClientAuth::Post, Some(secret)) => {
+            form.push(("client_id", &client.id));
+            form.push(("client_secret", secret));
+        }
+        _ => form.push(("client_id", &client.id)),
+    }
+    let response = request
+        .form(&form)
+        .send()
+        .await
+        .map_err(|error| TokenFailure::Failed(format!("{endpoint}: {error}")))?;
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|error| TokenFailure::Failed(format!("{endpoint}: {error}")))?;
+    if status.is_success() {
+        return serde_json::from_slice(&body).map_err(|error| {
+            TokenFailure::Failed(format!(
+                "{endpoint} sent a token response that does not parse: {error}"
+            ))
+        });
+    }
+    let error: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    match error.get("error").and_then(Value::as_str) {
+        Some(code) => Err(TokenFailure::Refused {
+            code: code.to_owned(),
+            description: error
+                .get("error_description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        }),
+        None => Err(TokenFailure::Failed(format!("{endpoint} answered {status}"))),
+    }
+}
+
+fn form_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_challenges_are_the_s256_of_their_verifiers() {
+        let pkce = Pkce::new();
+        assert_eq!(pkce.verifier.len(), 43);
+        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, pkce.verifier.as_bytes());
+        assert_eq!(pkce.challenge, URL_SAFE_NO_PAD.encode(digest.as_ref()));
+        assert_ne!(pkce.verifier, Pkce::new().verifier);
+    }
+
+    #[test]
+    fn the_client_authentication_follows_what_the_server_supports() {
+        let list = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect::<Vec<_>>();
+        assert_eq!(ClientAuth::choose(true, None), ClientAuth::Basic);
+        assert_eq!(
+            ClientAuth::choose(true, Some(&list(&["client_secret_post"]))),
+            ClientAuth::Post
+        );
+        assert_eq!(
+            ClientAuth::choose(false, Some(&list(&["client_secret_basic"]))),
+            ClientAuth::None
+        );
+    }
+
+    #[test]
+    fn the_redirect_gives_its_code_only_with_our_state() {
+        let callback = |query: &str| Url::parse(&format!("http://127.0.0.1:1/callback?{query}")).unwrap();
+        assert_eq!(
+            code_from(&callback("code=abc&state=s1"), "s1"),
+            Ok("abc".to_owned())
+        );
+        assert!(code_from(&callback("code=abc&state=other"), "s1").is_err());
+        assert!(code_from(&callback("code=abc"), "s1").is_err());
+        let refused = code_from(&callback("error=access_denied&state=s1"), "s1").unwrap_err();
+        assert!(refused.contains("access_denied"), "{refused}");
+    }
+}

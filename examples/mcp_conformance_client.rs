@@ -16,11 +16,20 @@
 //! (elicitation); the mount passes the question to the registry's [`Caller`], the
 //! application's side of the conversation. Here nobody is at the keyboard, so the caller
 //! accepts every form as it is offered, with its defaults.
+//!
+//! The `auth/*` scenarios put an OAuth authorization server in front of the test server:
+//! the mount logs in as [`OAuthClient`] does for any server — discovery from the `401`,
+//! registration (or the pre-registered client the suite passes in
+//! `MCP_CONFORMANCE_CONTEXT`, or a client ID metadata document where the server takes
+//! one), the code flow with PKCE, step-up on `403`. The suite's authorization server
+//! approves at once and redirects; [`FollowRedirect`] takes the code from its redirect, as
+//! a browser would hand it to a loopback listener.
 
 use std::process::ExitCode;
 
+use agent_tools::mcp::oauth::{FollowRedirect, OAuthClient};
 use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
-use agent_tools::serde_json::{Map, Value, json};
+use agent_tools::serde_json::{self as serde_json, Map, Value, json};
 use agent_tools::{BoxFuture, Caller, CallerError, ElicitRequest, ElicitResponse, ToolCall, ToolRegistry};
 
 /// The tool each client scenario's server offers, and the arguments to call it with;
@@ -35,6 +44,8 @@ fn scenario_call(scenario: &str) -> Result<Option<(&'static str, Value)>, String
         // The server closes the call's event stream before answering; the result comes
         // on the stream the client opens again after the `retry` interval.
         "sse-retry" => Some(("test_reconnection", json!({}))),
+        // Every authorization scenario's server offers one tool once the client is in.
+        auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
         other => return Err(format!("unknown scenario `{other}`")),
     })
 }
@@ -68,6 +79,29 @@ fn defaults(form: &Value) -> Map<String, Value> {
         .collect()
 }
 
+/// The client ID metadata document the `auth/basic-cimd` scenario expects as `client_id`
+/// (the suite never fetches it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// How the mount logs in when a server asks for OAuth: as a public client registered on
+/// the spot, or the pre-registered client of `MCP_CONFORMANCE_CONTEXT`.
+fn login() -> Result<OAuthClient, String> {
+    let redirect = "http://localhost:3000/callback".parse().map_err(|error| format!("{error}"))?;
+    let mut login = OAuthClient::builder()
+        .authorizer(FollowRedirect::new(redirect))
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        let context: Value = serde_json::from_str(&context).map_err(|error| format!("MCP_CONFORMANCE_CONTEXT: {error}"))?;
+        if let Some(id) = context.get("client_id").and_then(Value::as_str) {
+            login = login.client_id(id);
+        }
+        if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
+            login = login.client_secret(secret);
+        }
+    }
+    Ok(login.build())
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
     let call = scenario_call(scenario)?;
     let registry = ToolRegistry::builder().caller(AcceptDefaults).build();
@@ -75,7 +109,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     // (they answer the `server/discover` of 2026-07-28 with an empty result, which does
     // not read as "unknown method"); it also lets servers ask questions during a call.
     let mount = registry
-        .mount_mcp(McpServer::http(url), MountOptions::new().prefer_initialize())
+        .mount_mcp(McpServer::http(url).oauth(login()?), MountOptions::new().prefer_initialize())
         .await
         .map_err(|error| error.to_string())?;
     eprintln!("mounted {} tools: {:?}", mount.server(), mount.tool_names());

@@ -86,12 +86,15 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// How the mount logs in when a server asks for OAuth: as a public client registered on
 /// the spot, or the pre-registered client of `MCP_CONFORMANCE_CONTEXT`.
 fn login() -> Result<OAuthClient, String> {
-    let redirect = "http://localhost:3000/callback".parse().map_err(|error| format!("{error}"))?;
+    let redirect = "http://localhost:3000/callback"
+        .parse()
+        .map_err(|error| format!("{error}"))?;
     let mut login = OAuthClient::builder()
         .authorizer(FollowRedirect::new(redirect))
         .client_metadata_url(CLIENT_METADATA_URL);
     if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        let context: Value = serde_json::from_str(&context).map_err(|error| format!("MCP_CONFORMANCE_CONTEXT: {error}"))?;
+        let context: Value =
+            serde_json::from_str(&context).map_err(|error| format!("MCP_CONFORMANCE_CONTEXT: {error}"))?;
         if let Some(id) = context.get("client_id").and_then(Value::as_str) {
             login = login.client_id(id);
         }
@@ -109,7 +112,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     // (they answer the `server/discover` of 2026-07-28 with an empty result, which does
     // not read as "unknown method"); it also lets servers ask questions during a call.
     let mount = registry
-        .mount_mcp(McpServer::http(url).oauth(login()?), MountOptions::new().prefer_initialize())
+        .mount_mcp(
+            McpServer::http(url).oauth(login()?),
+            MountOptions::new().prefer_initialize(),
+        )
         .await
         .map_err(|error| error.to_string())?;
     eprintln!("mounted {} tools: {:?}", mount.server(), mount.tool_names());

@@ -203,3 +203,88 @@ fn a_configuration_that_cannot_work_is_refused_before_serving() {
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("scope `x`"), "{stderr}");
 }
+
+#[tokio::test]
+async fn a_mounted_oauth_server_is_logged_in_once_through_the_browser_and_remembered() {
+    let auth = AuthServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    std::fs::write(dir.path().join("ws/notes.txt"), "hello\n").unwrap();
+    let served = Served::start(dir.path(), auth.issuer());
+    let client_dir = dir.path().join("client");
+    let mount = format!("r={}", served.url);
+    let command = |args: &[&str]| {
+        let mut command = cli(&client_dir);
+        command
+            .arg("--mount")
+            .arg(&mount)
+            .args(args)
+            .env("XDG_STATE_HOME", client_dir.join("state"));
+        command
+    };
+
+    // The login: the command prints where to authorize and waits for the redirect.
+    let mut child = command(&["list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let authorize_url = tokio::task::spawn_blocking(move || {
+        let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
+        let address = lines
+            .by_ref()
+            .skip_while(|line| !line.contains("open this address in a browser"))
+            .nth(1);
+        std::thread::spawn(move || lines.for_each(drop));
+        address
+    })
+    .await
+    .unwrap()
+    .expect("the command printed where to authorize");
+    // The browser: the authorization server approves and redirects to the command's
+    // loopback listener, which the browser then loads.
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let approved = browser.get(authorize_url.trim()).send().await.unwrap();
+    assert_eq!(approved.status().as_u16(), 302);
+    let back = approved.headers()["location"].to_str().unwrap().to_owned();
+    assert!(back.starts_with("http://127.0.0.1:"), "{back}");
+    let landed = browser.get(&back).send().await.unwrap();
+    assert_eq!(landed.status().as_u16(), 200);
+    let listed = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let listed_text = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.status.success(), "{listed:?}");
+    assert!(listed_text.contains("r_read_file"), "{listed_text}");
+
+    let kept: Vec<_> = std::fs::read_dir(client_dir.join("state/agent-tools/oauth"))
+        .unwrap()
+        .collect();
+    assert_eq!(kept.len(), 1);
+    let kept = kept[0].as_ref().unwrap().path();
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(
+        std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // A later command uses the kept login: no browser.
+    let called = command(&["call", "r_read_file", r#"{"path": "notes.txt"}"#])
+        .output()
+        .unwrap();
+    assert!(called.status.success(), "{called:?}");
+    assert!(String::from_utf8_lossy(&called.stdout).contains("hello"));
+    assert!(!String::from_utf8_lossy(&called.stderr).contains("open this address"));
+
+    // The server audited the user, and no token reached either audit log.
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    assert!(audit.contains("\"subject\":\"ada\""), "{audit}");
+    let client_audit = std::fs::read_to_string(client_dir.join("audit.jsonl")).unwrap_or_default();
+    for log in [&audit, &client_audit] {
+        assert!(!log.contains("eyJ"), "a token in an audit log: {log}");
+    }
+}

@@ -1,7 +1,18 @@
 //! `--mount`: other MCP servers' tools in the registry, for every subcommand, and
 //! unmounted again before the command exits.
+//!
+//! An HTTP server mounted without `--mount-token-env` that asks for OAuth gets a login:
+//! the user authorizes in a browser — the address is printed on stderr, and opened when
+//! stderr is a terminal — and the redirect comes back to a loopback port. The login is
+//! kept, refreshed, in `$XDG_STATE_HOME/agent-tools/oauth/` (else
+//! `~/.local/state/agent-tools/oauth/`), one file per server, readable by its owner only,
+//! so later commands need no browser.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
 
 use crate::ToolRegistry;
+use crate::mcp::oauth::{FileTokenStore, LoopbackBrowser, OAuthClient};
 use crate::mcp::{McpMount, McpServer, MountMcp as _, MountOptions};
 
 use super::{CliError, Io, MountArg, MountTarget, MountToken, env_token, status};
@@ -54,6 +65,10 @@ pub(super) async fn mount_all(
         skipped: 0,
     };
     for (name, server) in servers {
+        let server = match server {
+            Mount::Ready(server) => server,
+            Mount::MayLogIn(url) => McpServer::http(&url).oauth(oauth_login(name, &url).await?),
+        };
         let options = MountOptions::new().prefix(format!("{name}_"));
         let handle = match registry.mount_mcp(server, options).await {
             Ok(handle) => handle,
@@ -76,11 +91,60 @@ pub(super) async fn mount_all(
     Ok(mounted)
 }
 
+/// A server to mount.
+enum Mount {
+    /// As it is: a command, or an HTTP server with its `--mount-token-env` token.
+    Ready(McpServer),
+    /// An HTTP server that may ask for an OAuth login.
+    MayLogIn(String),
+}
+
+/// The port the login's redirect comes back to, when it is free: a registration with an
+/// authorization server names it, so a fixed one lets later logins reuse the client.
+const REDIRECT_PORT: u16 = 33418;
+
+/// The OAuth login of the HTTP server at `url` mounted as `name`, used if it asks.
+async fn oauth_login(name: &str, url: &str) -> Result<OAuthClient, CliError> {
+    let browser = match LoopbackBrowser::bind(REDIRECT_PORT).await {
+        Ok(browser) => browser,
+        Err(_) => LoopbackBrowser::bind(0).await.map_err(|error| {
+            CliError(format!(
+                "cannot listen for the OAuth redirect of `{name}`: {error}"
+            ))
+        })?,
+    };
+    let store = FileTokenStore::new(login_file(name, url)?);
+    Ok(OAuthClient::builder()
+        .authorizer(browser.open_browser(std::io::stderr().is_terminal()))
+        .token_store(store)
+        .build())
+}
+
+/// Where the login to `url`, mounted as `name`, is kept.
+fn login_file(name: &str, url: &str) -> Result<PathBuf, CliError> {
+    let state = match std::env::var_os("XDG_STATE_HOME").filter(|dir| !dir.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("HOME")
+            .map(|home| PathBuf::from(home).join(".local/state"))
+            .ok_or_else(|| {
+                CliError("cannot keep an OAuth login: neither XDG_STATE_HOME nor HOME is set".to_owned())
+            })?,
+    };
+    let server: String = url
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(120)
+        .collect();
+    Ok(state
+        .join("agent-tools/oauth")
+        .join(format!("{name}-{server}.json")))
+}
+
 /// The servers to mount, by name, each HTTP one with its `--mount-token-env` token.
 fn mount_servers<'a>(
     mounts: &'a [MountArg],
     tokens: &[MountToken],
-) -> Result<Vec<(&'a str, McpServer)>, CliError> {
+) -> Result<Vec<(&'a str, Mount)>, CliError> {
     if let Some(token) = tokens
         .iter()
         .find(|token| !mounts.iter().any(|mount| mount.name == token.name))
@@ -95,11 +159,11 @@ fn mount_servers<'a>(
         .iter()
         .map(|mount| {
             let server = match (&mount.target, token_of(&mount.name)) {
-                (MountTarget::Url(url), None) => McpServer::http(url),
+                (MountTarget::Url(url), None) => Mount::MayLogIn(url.clone()),
                 (MountTarget::Url(url), Some(token)) => {
-                    McpServer::http(url).bearer_token(env_token(&token.var, "--mount-token-env")?)
+                    Mount::Ready(McpServer::http(url).bearer_token(env_token(&token.var, "--mount-token-env")?))
                 }
-                (MountTarget::Command(words), None) => McpServer::stdio(&words[0], &words[1..]),
+                (MountTarget::Command(words), None) => Mount::Ready(McpServer::stdio(&words[0], &words[1..])),
                 (MountTarget::Command(_), Some(_)) => {
                     return Err(CliError(format!(
                         "--mount-token-env: `{}` is a command, not an HTTP server; only HTTP mounts take a token",

@@ -34,21 +34,28 @@ struct Served {
 }
 
 impl Served {
+    /// Configured by flags: `--oauth-issuer`, `--oauth-audience`, `--oauth-scopes`.
     fn start(dir: &Path, issuer: &str) -> Self {
+        Self::start_with(dir, |command, url| {
+            std::fs::write(dir.join("scopes.toml"), SCOPES).unwrap();
+            command
+                .args(["--oauth-issuer", issuer, "--oauth-audience", url])
+                .arg("--oauth-scopes")
+                .arg(dir.join("scopes.toml"));
+        })
+    }
+
+    /// Configured by `configure`, given the command and the server's URL.
+    fn start_with(dir: &Path, configure: impl FnOnce(&mut Command, &str)) -> Self {
         let port = {
             let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             listener.local_addr().unwrap().port()
         };
         let url = format!("http://127.0.0.1:{port}/mcp");
-        std::fs::write(dir.join("scopes.toml"), SCOPES).unwrap();
-        let mut child = cli(dir)
-            .args(["serve", "--http", &format!("127.0.0.1:{port}")])
-            .args(["--oauth-issuer", issuer, "--oauth-audience", &url])
-            .arg("--oauth-scopes")
-            .arg(dir.join("scopes.toml"))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut command = cli(dir);
+        command.args(["serve", "--http", &format!("127.0.0.1:{port}")]);
+        configure(&mut command, &url);
+        let mut child = command.stderr(Stdio::piped()).spawn().unwrap();
         // The server says when it serves; until then a connection could be refused.
         let stderr = child.stderr.take().unwrap();
         let mut lines = BufReader::new(stderr).lines();
@@ -287,4 +294,30 @@ async fn a_mounted_oauth_server_is_logged_in_once_through_the_browser_and_rememb
     for log in [&audit, &client_audit] {
         assert!(!log.contains("eyJ"), "a token in an audit log: {log}");
     }
+}
+
+#[tokio::test]
+async fn the_config_files_auth_section_configures_the_same() {
+    let auth = AuthServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agent.toml");
+    let served = Served::start_with(dir.path(), |command, url| {
+        let section = format!(
+            "[auth]\nissuer = \"{}\"\naudience = \"{url}\"\n{}",
+            auth.issuer(),
+            SCOPES.replace("[[scope]]", "[[auth.scope]]")
+        );
+        std::fs::write(&config, section).unwrap();
+        command.arg("--config").arg(&config);
+    });
+    let reader = mount(
+        &served.url,
+        &auth.token(&served.url, "rita", "mcp:read", json!({})),
+    )
+    .await;
+    let names = reader.names();
+    assert!(
+        names.contains(&"s_list_dir".to_owned()) && !names.contains(&"s_write_file".to_owned()),
+        "{names:?}"
+    );
 }

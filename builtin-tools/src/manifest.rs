@@ -87,6 +87,8 @@ impl Builtins {
             subagents: None,
             #[cfg(feature = "memory")]
             memory: None,
+            #[cfg(feature = "memory")]
+            memory_per_principal: false,
             #[cfg(feature = "media")]
             media: None,
             #[cfg(feature = "screen")]
@@ -114,6 +116,8 @@ pub struct BuiltinsBuilder {
     subagents: Option<Arc<dyn SubagentManager>>,
     #[cfg(feature = "memory")]
     memory: Option<MemorySource>,
+    #[cfg(feature = "memory")]
+    memory_per_principal: bool,
     #[cfg(feature = "media")]
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
     #[cfg(feature = "screen")]
@@ -155,7 +159,7 @@ impl BuiltinsBuilder {
     /// [`MemoryStore::default_path`] does), or at least out of reach of the write tools
     /// with [`Workspace::protect`].
     pub fn memory(mut self, store: MemoryStore) -> Self {
-        self.memory = Some(MemorySource::Open(store));
+        self.memory = Some(MemorySource::open(store));
         self
     }
 
@@ -164,6 +168,31 @@ impl BuiltinsBuilder {
     /// first memory call rather than now.
     pub fn memory_at(mut self, path: impl Into<std::path::PathBuf>) -> Self {
         self.memory = Some(MemorySource::lazy(path.into()));
+        self
+    }
+
+    #[cfg(feature = "postgres")]
+    /// Enables the memory tools with a PostgreSQL database at `url`, connected (and its
+    /// schema created or migrated) at the first memory call rather than now, in
+    /// `namespace` (see [`MemoryStore::with_namespace`]).
+    pub fn memory_postgres(
+        mut self,
+        url: impl Into<String>,
+        namespace: impl Into<String>,
+        options: memory::PostgresOptions,
+    ) -> Self {
+        self.memory = Some(MemorySource::postgres(url.into(), options, namespace.into()));
+        self
+    }
+
+    #[cfg(feature = "memory")]
+    /// Gives each principal (the user an authorized call acts for,
+    /// [`ToolContext::principal`]) memories of their own: their calls see the namespace
+    /// `<store's namespace>/principal:<subject>`, and nothing of anyone else's. Calls
+    /// without a principal (stdio, HTTP without OAuth) see the store's namespace. Needs a
+    /// PostgreSQL store; [`build`](Self::build) refuses it with SQLite.
+    pub fn memory_per_principal(mut self, yes: bool) -> Self {
+        self.memory_per_principal = yes;
         self
     }
 
@@ -183,6 +212,16 @@ impl BuiltinsBuilder {
 
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, SetupError> {
+        #[cfg(feature = "memory")]
+        let memory = self
+            .memory
+            .map(|source| source.per_principal(self.memory_per_principal));
+        #[cfg(feature = "memory")]
+        if let Some(source) = &memory {
+            source
+                .check()
+                .map_err(|source| SetupError::MemoryNamespace { source })?;
+        }
         Ok(Builtins {
             #[cfg(feature = "shell")]
             exec: Exec::new(self.exec)?,
@@ -193,7 +232,7 @@ impl BuiltinsBuilder {
             #[cfg(feature = "agent")]
             subagents: self.subagents,
             #[cfg(feature = "memory")]
-            memory: self.memory,
+            memory,
             #[cfg(feature = "media")]
             media: self.media,
             #[cfg(feature = "screen")]
@@ -359,8 +398,12 @@ impl Builtins {
     /// replaces it) and `tags` to group memories. Returns the memory's id.
     #[tool(idempotent, enabled = self.memory.is_some(), title = "Save memory")]
     #[cfg(feature = "memory")]
-    async fn memory_write(&self, args: memory::MemoryWriteArgs) -> Result<String, ToolError> {
-        memory::memory_write(&self.memory_store()?, args).await
+    async fn memory_write(
+        &self,
+        ctx: &ToolContext,
+        args: memory::MemoryWriteArgs,
+    ) -> Result<String, ToolError> {
+        memory::memory_write(&self.memory_store(ctx).await?, args).await
     }
 
     /// Search saved memories by words (ranked by relevance, best first), optionally only
@@ -368,15 +411,23 @@ impl Builtins {
     /// matching words marked; use memory_read for a whole memory.
     #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Search memory")]
     #[cfg(feature = "memory")]
-    async fn memory_search(&self, args: memory::MemorySearchArgs) -> Result<String, ToolError> {
-        memory::memory_search(&self.memory_store()?, args).await
+    async fn memory_search(
+        &self,
+        ctx: &ToolContext,
+        args: memory::MemorySearchArgs,
+    ) -> Result<String, ToolError> {
+        memory::memory_search(&self.memory_store(ctx).await?, args).await
     }
 
     /// Read whole memories: one by `id` or `key`, or the `recent` N.
     #[tool(read_only, idempotent, enabled = self.memory.is_some(), title = "Read memory")]
     #[cfg(feature = "memory")]
-    async fn memory_read(&self, args: memory::MemoryReadArgs) -> Result<String, ToolError> {
-        memory::memory_read(&self.memory_store()?, args).await
+    async fn memory_read(
+        &self,
+        ctx: &ToolContext,
+        args: memory::MemoryReadArgs,
+    ) -> Result<String, ToolError> {
+        memory::memory_read(&self.memory_store(ctx).await?, args).await
     }
 
     /// Send files from the workspace (images, PDFs, audio, video, text; up to 10, each at
@@ -397,9 +448,10 @@ impl Builtins {
 
 #[cfg(feature = "memory")]
 impl Builtins {
-    fn memory_store(&self) -> Result<MemoryStore, ToolError> {
+    /// The store a call uses: the configured one, or the caller's own namespace in it.
+    async fn memory_store(&self, ctx: &ToolContext) -> Result<MemoryStore, ToolError> {
         match &self.memory {
-            Some(source) => source.store(),
+            Some(source) => source.store(ctx.principal()).await,
             None => Err(ToolError::new("memory is not configured")),
         }
     }

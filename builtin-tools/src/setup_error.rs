@@ -144,6 +144,22 @@ pub enum SetupError {
         #[source]
         source: BoxError,
     },
+    /// `[memory] url_env` names a variable that is unset or empty.
+    #[cfg(feature = "memory")]
+    #[error("[memory] url_env names ${variable}, which is not set; set it to the PostgreSQL URL")]
+    MemoryUrlUnset {
+        /// The variable.
+        variable: String,
+    },
+    /// The memory store's namespace settings cannot work: a namespace name that is not
+    /// valid, or namespaces (per principal) asked of a SQLite store.
+    #[cfg(feature = "memory")]
+    #[error("[memory]: {source}")]
+    MemoryNamespace {
+        /// Why.
+        #[source]
+        source: crate::memory::MemoryError,
+    },
     /// The configuration has a section for tools this build of `builtin-tools` leaves
     /// out: said, rather than ignored, since whoever wrote it expects the tools.
     #[error(

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
-    Principal, SamplingRequest, SamplingResponse,
+    Principal, SamplingRequest, SamplingResponse, TraceContext,
 };
 
 /// The call a tool is running for: ids, cancellation, deadline, application state, a
@@ -36,6 +36,7 @@ pub struct ToolContext {
     caller: Option<Arc<dyn Caller>>,
     tool_name: Option<Arc<str>>,
     principal: Option<Arc<Principal>>,
+    trace_context: Option<Arc<TraceContext>>,
 }
 
 impl ToolContext {
@@ -62,6 +63,7 @@ impl ToolContext {
             caller: call.caller,
             tool_name: Some(call.tool_name),
             principal: call.principal,
+            trace_context: call.trace_context,
         }
     }
 
@@ -115,6 +117,20 @@ impl ToolContext {
     /// [`Principal`]).
     pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()
+    }
+
+    /// Where this call sits in a distributed trace: its span's context when the registry
+    /// traces calls ([`CallTracer`](crate::CallTracer)), else the context the call came
+    /// with. A tool that calls another service passes it on (as `traceparent`), so the
+    /// trace continues there; a mounted MCP server's calls do.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.trace_context.as_deref()
+    }
+
+    /// Sets the trace context, for calling tools directly.
+    pub fn with_trace_context(mut self, context: TraceContext) -> Self {
+        self.trace_context = Some(Arc::new(context));
+        self
     }
 
     /// The name the tool was called by, when a registry runs the call.
@@ -318,6 +334,7 @@ pub(crate) struct CallParts {
     pub(crate) progress: Option<ProgressReporter>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) principal: Option<Arc<Principal>>,
+    pub(crate) trace_context: Option<Arc<TraceContext>>,
 }
 
 /// A call's cancellation, shared by the registry and the tool's context.

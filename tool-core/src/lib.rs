@@ -42,6 +42,8 @@ pub mod suggest;
 pub mod testing;
 mod tool;
 mod toolset;
+mod trace_context;
+mod tracer;
 mod typed;
 mod validation;
 
@@ -70,6 +72,8 @@ pub use registry::{
 pub use spec::{ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
 pub use toolset::Toolset;
+pub use trace_context::TraceContext;
+pub use tracer::{CallSpan, CallTracer, SpanStart};
 pub use typed::{ToolArgs, TypedTool};
 pub use validation::{ArgValidator, InvalidArguments};
 

@@ -29,7 +29,10 @@ use crate::screen::ScreenshotConfig;
 #[cfg(feature = "web")]
 use crate::web::SearchConfig;
 #[cfg(feature = "memory")]
-use crate::{BoxError, memory::MemoryStore};
+use crate::{
+    BoxError,
+    memory::{MemoryError, MemoryStore},
+};
 use crate::{Builtins, BuiltinsBuilder, SetupError};
 
 /// The built-in tools' configuration.
@@ -116,9 +119,8 @@ impl BuiltinConfig {
         let (workspace, memory) = self.memory.place(workspace, env)?;
         let mut builder = Builtins::builder(workspace);
         #[cfg(feature = "memory")]
-        if let Some(path) = memory {
-            // Opened at the first memory call: listing the tools creates no database.
-            builder = builder.memory_at(path);
+        if let Some(place) = memory {
+            builder = self.memory.apply(builder, place);
         }
         #[cfg(feature = "shell")]
         {
@@ -268,27 +270,92 @@ impl MediaSection {
     }
 }
 
+/// Where the memory tools keep their memories.
+#[cfg(feature = "memory")]
+enum MemoryPlace {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database, and this workspace's namespace in it.
+    #[cfg(feature = "postgres")]
+    Postgres { url: String, namespace: String },
+}
+
 #[cfg(feature = "memory")]
 impl MemorySection {
-    /// The database to open when the memory tools are enabled, and the workspace with the
-    /// database's directory protected: the database is the memory tools' to change, not
-    /// the file tools' (a path outside the workspace needs no protection).
+    /// Where memories go when the memory tools are enabled, and the workspace with a
+    /// SQLite database's directory protected: the database is the memory tools' to
+    /// change, not the file tools' (a path outside the workspace needs no protection).
     fn place(
         &self,
         mut workspace: Workspace,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<(Workspace, Option<PathBuf>), SetupError> {
+    ) -> Result<(Workspace, Option<MemoryPlace>), SetupError> {
         if !self.enabled {
             return Ok((workspace, None));
+        }
+        if let Some(url) = self.postgres_url(env)? {
+            #[cfg(feature = "postgres")]
+            {
+                let namespace = self
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| MemoryStore::default_namespace(workspace.root()));
+                return Ok((workspace, Some(MemoryPlace::Postgres { url, namespace })));
+            }
+            #[cfg(not(feature = "postgres"))]
+            {
+                let _ = url;
+                return Err(SetupError::LeftOut {
+                    section: "[memory] url",
+                    feature: "postgres",
+                });
+            }
+        }
+        if self.namespace.is_some() {
+            return Err(SetupError::MemoryNamespace {
+                source: MemoryError::NamespacesNeedPostgres,
+            });
         }
         let path = self.database(workspace.root(), env)?;
         if let Some(directory) = path.parent() {
             workspace = workspace.protect(directory);
         }
-        Ok((workspace, Some(path)))
+        Ok((workspace, Some(MemoryPlace::Sqlite(path))))
     }
 
-    /// The database: `path` made absolute, or the default outside the workspace
+    /// The PostgreSQL URL: `url`, or the variable `url_env` names (which must be set).
+    fn postgres_url(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, SetupError> {
+        match (&self.url, &self.url_env) {
+            (Some(url), _) => Ok(Some(url.clone())),
+            (None, Some(variable)) => {
+                BuiltinConfig::secret(env, variable)
+                    .map(Some)
+                    .ok_or_else(|| SetupError::MemoryUrlUnset {
+                        variable: variable.clone(),
+                    })
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// `builder` with the memory tools at `place`. Both kinds are opened at the first
+    /// memory call: listing the tools creates no database and needs no server.
+    fn apply(&self, builder: BuiltinsBuilder, place: MemoryPlace) -> BuiltinsBuilder {
+        let builder = builder.memory_per_principal(self.per_principal);
+        match place {
+            MemoryPlace::Sqlite(path) => builder.memory_at(path),
+            #[cfg(feature = "postgres")]
+            MemoryPlace::Postgres { url, namespace } => {
+                let mut options = crate::memory::PostgresOptions::default();
+                if let Some(size) = self.pool_size {
+                    options = options.pool_size(size);
+                }
+                builder.memory_postgres(url, namespace, options)
+            }
+        }
+    }
+
+    /// The SQLite database: `path` made absolute, or the default outside the workspace
     /// ([`MemoryStore::default_path_with_env`], from `env`'s `XDG_DATA_HOME` or `HOME`).
     fn database(
         &self,

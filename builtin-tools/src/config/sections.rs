@@ -226,19 +226,35 @@ fn default_subagent_timeout() -> Duration {
     Duration::from_secs(600)
 }
 
-/// `[memory]`: the memory tools' database.
+/// `[memory]`: the memory tools' database: a SQLite file (the default), or a PostgreSQL
+/// database shared by several processes or machines.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct MemorySection {
     /// Register the memory tools. Default true.
     pub enabled: bool,
-    /// The database file (relative to the current directory). Default: outside the
+    /// The SQLite database file (relative to the current directory). Default: outside the
     /// workspace, `$XDG_DATA_HOME/agent-tools/workspaces/<name>-<hash>/memory.db` (see
     /// [`MemoryStore::default_path`](crate::memory::MemoryStore::default_path)). A path
     /// inside the workspace is kept from the file tools but not from `exec`. No component
     /// may be a symbolic link.
     pub path: Option<PathBuf>,
+    /// A PostgreSQL database instead of SQLite: `postgres://user:password@host/db`
+    /// (feature `postgres`). Connected at the first memory call; `path` is then not used.
+    pub url: Option<String>,
+    /// The environment variable holding the PostgreSQL URL, when `url` is not given (so
+    /// that a password need not be written into the file).
+    pub url_env: Option<String>,
+    /// The namespace this workspace's memories have in PostgreSQL. Default: the
+    /// workspace's `<name>-<hash>`, as in the SQLite file's default path, so that
+    /// workspaces sharing a database keep their memories apart.
+    pub namespace: Option<String>,
+    /// Give each authorized user (the principal of an OAuth token) memories of their own,
+    /// in `<namespace>/principal:<subject>`. PostgreSQL only. Default false.
+    pub per_principal: bool,
+    /// PostgreSQL connections kept open. Default 4.
+    pub pool_size: Option<usize>,
 }
 
 impl Default for MemorySection {
@@ -246,6 +262,11 @@ impl Default for MemorySection {
         Self {
             enabled: true,
             path: None,
+            url: None,
+            url_env: None,
+            namespace: None,
+            per_principal: false,
+            pool_size: None,
         }
     }
 }

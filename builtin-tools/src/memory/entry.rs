@@ -26,6 +26,14 @@ impl NewMemory {
         if content.len() > MAX_CONTENT_BYTES {
             return Err(MemoryError::ContentTooLarge { size: content.len() });
         }
+        // PostgreSQL cannot store U+0000 in text; refused for both stores, so that a memory
+        // SQLite keeps is one PostgreSQL could keep too.
+        if content.contains('\0') {
+            return Err(MemoryError::NulCharacter { field: "content" });
+        }
+        if key.is_some_and(|key| key.contains('\0')) {
+            return Err(MemoryError::NulCharacter { field: "key" });
+        }
         let key = key.map(str::trim).map(str::to_owned);
         if key
             .as_ref()

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use tool_core::ToolError;
 
 use super::entry::{MAX_CONTENT_BYTES, MAX_KEY_CHARS};
+use super::namespace::MAX_NAMESPACE_CHARS;
 use super::query::MAX_QUERY_CHARS;
 use super::tags::{MAX_TAG_CHARS, MAX_TAGS};
 
 /// A failure of the memory store: either a request it refuses (the model's to fix) or a
-/// failure of SQLite or the file system.
+/// failure of the database (SQLite or PostgreSQL) or the file system.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MemoryError {
@@ -30,6 +31,12 @@ pub enum MemoryError {
         "`key` must be 1 to {MAX_KEY_CHARS} characters (not only spaces); leave it out to store without one"
     )]
     InvalidKey,
+    /// The content, key or a tag has a NUL character, which PostgreSQL cannot store.
+    #[error("`{field}` contains a NUL character (U+0000), which memories cannot hold; remove it")]
+    NulCharacter {
+        /// `content`, `key` or `tags`.
+        field: &'static str,
+    },
     /// A tag is too long.
     #[error(
         "the tag `{tag}` is over {MAX_TAG_CHARS} characters; use short tags like `project-x` or `preference`"
@@ -118,9 +125,25 @@ pub enum MemoryError {
         /// The newest version this build migrates to.
         supported: i64,
     },
+    /// A namespace was asked of a SQLite store, which has none.
+    #[error(
+        "memory namespaces need the PostgreSQL store; a SQLite store is one file per workspace \
+         (give `[memory] url` to share one database between tenants)"
+    )]
+    NamespacesNeedPostgres,
+    /// A namespace name is empty, too long, or has control characters.
+    #[error(
+        "the memory namespace {0:?} is not 1 to {MAX_NAMESPACE_CHARS} characters without control characters"
+    )]
+    InvalidNamespace(String),
     /// SQLite failed.
     #[error("SQLite: {}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed, or could not be reached.
+    #[cfg(feature = "postgres")]
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[source] tool_postgres::Error),
+
     /// The blocking task running a database operation panicked or was cancelled.
     #[error("the database task failed: {0}")]
     Task(String),
@@ -145,6 +168,26 @@ fn sqlite_message(error: &rusqlite::Error) -> String {
     }
 }
 
+#[cfg(feature = "postgres")]
+impl From<tool_postgres::Error> for MemoryError {
+    fn from(error: tool_postgres::Error) -> Self {
+        match error {
+            tool_postgres::Error::NewerSchema { found, supported, .. } => MemoryError::NewerSchema {
+                found: found.into(),
+                supported: supported.into(),
+            },
+            error => MemoryError::Postgres(error),
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl From<tokio_postgres::Error> for MemoryError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        MemoryError::Postgres(error.into())
+    }
+}
+
 impl MemoryError {
     /// Whether the request was refused (the caller can fix it) rather than the store
     /// failing.
@@ -154,6 +197,7 @@ impl MemoryError {
             Self::EmptyContent
                 | Self::ContentTooLarge { .. }
                 | Self::InvalidKey
+                | Self::NulCharacter { .. }
                 | Self::TagTooLong { .. }
                 | Self::TooManyTags { .. }
                 | Self::EmptyQuery

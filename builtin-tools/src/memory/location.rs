@@ -86,7 +86,7 @@ fn resolve_existing(path: &Path) -> PathBuf {
 
 /// `<name>-<hash>` for a workspace: its directory's name made safe, and a hash of its
 /// whole path.
-fn directory_name(workspace_root: &Path) -> String {
+pub(super) fn directory_name(workspace_root: &Path) -> String {
     let name: String = workspace_root
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())

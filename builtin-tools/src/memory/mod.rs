@@ -58,12 +58,13 @@ mod entry;
 mod error;
 mod format;
 mod location;
-mod no_links;
-mod ops;
+mod namespace;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod query;
 mod read;
-mod schema;
 mod search;
+mod sqlite;
 mod store;
 mod tags;
 mod write;
@@ -71,8 +72,12 @@ mod write;
 pub use entry::{MAX_CONTENT_BYTES, MAX_KEY_CHARS, Memory, NewMemory, SearchHit, SearchResults, Written};
 pub use error::MemoryError;
 pub use location::LEGACY_PATH;
-pub use ops::RANK_WINDOW;
-pub use query::MAX_QUERY_CHARS;
+pub use namespace::MAX_NAMESPACE_CHARS;
+#[cfg(feature = "postgres")]
+pub(crate) use namespace::check as check_namespace;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresOptions;
+pub use query::{MAX_QUERY_CHARS, RANK_WINDOW};
 pub use read::MemoryReadArgs;
 pub(crate) use read::memory_read;
 pub use search::MemorySearchArgs;

@@ -1,15 +1,18 @@
-//! Turning text into what FTS5 indexes and into FTS5 queries that cannot fail.
+//! A model's search query as words, the same for every backend, and the CJK
+//! segmentation both backends index with.
 //!
-//! FTS5's query language gives meaning to `"`, `*`, `^`, `:`, `(`, `)`, `-`, `+`, `AND`,
-//! `OR`, `NOT` and `NEAR`; an unbalanced quote or a stray `:` is a syntax error, and
-//! `col:x` names a column. Models write all of these, so the query is never passed as
-//! syntax: it is split at whitespace (and control characters) into words, each word becomes one double-quoted
-//! string (a `"` inside doubled), and inside quotes FTS5 only tokenizes. Words without
-//! a letter or digit (`-`, `(`, an emoji) would be empty phrases and are dropped.
+//! Query languages (FTS5's, PostgreSQL's `tsquery`) give meaning to `"`, `*`, `:`, `&`,
+//! `|`, `!`, parentheses, `AND`, `NEAR` and more, and refuse unbalanced input. Models
+//! write all of these, so the query is never passed as syntax: it is split at whitespace
+//! (and control characters) into words, and each backend turns each word into a phrase
+//! of its own language with the word as data (quoted for FTS5, a bound parameter for
+//! PostgreSQL). Words without a letter or digit (`-`, `(`, an emoji) match nothing and
+//! are dropped; a query of nothing else is refused.
 //!
 //! [`segment`] is applied to both the indexed text and each query word, so the two are
 //! always tokenized alike: it separates CJK characters with a zero-width space (a
-//! separator for `unicode61`), making each a token, and a CJK word a phrase.
+//! separator for SQLite's `unicode61` and for PostgreSQL's parser alike), making each a
+//! token, and a CJK word a phrase of adjacent tokens.
 
 use std::borrow::Cow;
 
@@ -18,80 +21,48 @@ use super::error::MemoryError;
 /// The longest query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1000;
 
+/// The most matches one search ranks. Ranking costs about a microsecond per matching
+/// memory, and a store must rank every match before it knows the best ten, so a word in
+/// half of 100,000 memories would take 50 ms; beyond this many matches only the newest
+/// are ranked, and the results say so.
+pub const RANK_WINDOW: u32 = 2000;
+
 /// What [`segment`] puts between CJK characters; removed again from snippets.
 pub(super) const SEPARATOR: char = '\u{200B}';
 
-/// A search query as FTS5 expressions.
+/// A search query, checked: its words, each with a letter or digit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct FtsQuery {
-    phrases: Vec<String>,
+pub(super) struct QueryWords {
+    words: Vec<String>,
 }
 
-impl FtsQuery {
-    /// Quotes each word of `text`; refuses text with no words, or too long.
+impl QueryWords {
+    /// Splits `text` into words; refuses text with no words, or too long.
     pub(super) fn parse(text: &str) -> Result<Self, MemoryError> {
         let chars = text.chars().count();
         if chars > MAX_QUERY_CHARS {
             return Err(MemoryError::QueryTooLong { chars });
         }
-        let phrases: Vec<String> = text
+        let words: Vec<String> = text
             .split(|c: char| c.is_whitespace() || c.is_control())
             .filter(|word| word.chars().any(char::is_alphanumeric))
-            .map(quote)
+            .map(str::to_owned)
             .collect();
-        if phrases.is_empty() {
+        if words.is_empty() {
             return Err(MemoryError::EmptyQuery);
         }
-        Ok(Self { phrases })
+        Ok(Self { words })
     }
 
-    /// Matches entries containing every word (and `tags`, see [`FtsQuery::expression`]).
-    pub(super) fn all(&self, tags: &[String]) -> String {
-        self.expression(" AND ", tags)
-    }
-
-    /// Matches entries containing any word (and `tags`).
-    pub(super) fn any(&self, tags: &[String]) -> String {
-        self.expression(" OR ", tags)
-    }
-
-    /// The words joined by `operator`, and each tag as a phrase in the `labels` column.
-    ///
-    /// The tags make FTS5 itself skip memories without them, so that BM25 ranks only
-    /// memories that can be listed. `labels` also holds the key, and `project-x` is
-    /// the phrase `project x` there, so this keeps a superset of the memories with the
-    /// tags; the exact test on the `tags` column follows in SQL.
-    fn expression(&self, operator: &str, tags: &[String]) -> String {
-        let words = self.phrases.join(operator);
-        if tags.is_empty() {
-            return words;
-        }
-        let labels: Vec<String> = tags
-            .iter()
-            .map(|tag| format!("labels : {}", quote(tag)))
-            .collect();
-        format!("({words}) AND {}", labels.join(" AND "))
+    /// The words, in the order given.
+    pub(super) fn words(&self) -> &[String] {
+        &self.words
     }
 
     /// Whether the query has more than one word (so "any" differs from "all").
     pub(super) fn has_several_words(&self) -> bool {
-        self.phrases.len() > 1
+        self.words.len() > 1
     }
-}
-
-/// One word as an FTS5 string: segmented, `"` doubled, in double quotes.
-fn quote(word: &str) -> String {
-    let segmented = segment(word);
-    let mut quoted = String::with_capacity(segmented.len() + 2);
-    quoted.push('"');
-    for c in segmented.chars() {
-        if c == '"' {
-            quoted.push('"');
-        }
-        quoted.push(c);
-    }
-    quoted.push('"');
-    quoted
 }
 
 /// `text` with [`SEPARATOR`] between a CJK character and a letter or digit next to it.
@@ -127,7 +98,7 @@ pub(super) fn unsegment(text: &str) -> String {
 
 /// Scripts written without spaces between words: Han, kana, Hangul (whose words carry
 /// particles, so substrings matter) and their compatibility and extension blocks.
-fn is_cjk(c: char) -> bool {
+pub(super) fn is_cjk(c: char) -> bool {
     matches!(
         u32::from(c),
         0x1100..=0x11FF         // Hangul Jamo
@@ -149,33 +120,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_become_quoted_phrases() {
-        let query = FtsQuery::parse("deploy  script").unwrap();
-        assert_eq!(query.all(&[]), r#""deploy" AND "script""#);
-        assert_eq!(query.any(&[]), r#""deploy" OR "script""#);
-        let tags = ["ops".to_owned(), "say\"x".to_owned()];
-        assert_eq!(
-            query.any(&tags),
-            r#"("deploy" OR "script") AND labels : "ops" AND labels : "say""x""#
-        );
+    fn a_query_is_split_into_words_with_letters_or_digits() {
+        let query = QueryWords::parse("deploy  script\tNEAR(a b) - ( 🎉 col:x").unwrap();
+        assert_eq!(query.words(), ["deploy", "script", "NEAR(a", "b)", "col:x"]);
         assert!(query.has_several_words());
-    }
-
-    #[test]
-    fn syntax_is_quoted_and_punctuation_dropped() {
-        let query = FtsQuery::parse(r#"NEAR(a b) say"hi" col:x - ( 🎉 a*"#).unwrap();
-        assert_eq!(
-            query.all(&[]),
-            r#""NEAR(a" AND "b)" AND "say""hi""" AND "col:x" AND "a*""#
-        );
         assert!(matches!(
-            FtsQuery::parse(" - ( 🎉 \"' "),
+            QueryWords::parse(" - ( 🎉 \"' "),
             Err(MemoryError::EmptyQuery)
         ));
-        assert!(matches!(FtsQuery::parse(""), Err(MemoryError::EmptyQuery)));
+        assert!(matches!(QueryWords::parse(""), Err(MemoryError::EmptyQuery)));
         let long = "word ".repeat(201);
         assert!(matches!(
-            FtsQuery::parse(&long),
+            QueryWords::parse(&long),
             Err(MemoryError::QueryTooLong { chars: 1005 })
         ));
     }
@@ -187,7 +143,6 @@ mod tests {
             segment("我喜欢Rust。好"),
             "我\u{200B}喜\u{200B}欢\u{200B}Rust。好"
         );
-        assert_eq!(FtsQuery::parse("中文").unwrap().all(&[]), "\"中\u{200B}文\"");
         assert_eq!(unsegment("«中\u{200B}文»\n\n and  more"), "«中文» and more");
     }
 }

@@ -19,6 +19,9 @@ pub const MAX_TAG_CHARS: usize = 50;
 pub(super) fn normalize(raw: &[String]) -> Result<Vec<String>, MemoryError> {
     let mut tags = BTreeSet::new();
     for piece in raw.iter().flat_map(|tag| tag.split(',')) {
+        if piece.contains('\0') {
+            return Err(MemoryError::NulCharacter { field: "tags" });
+        }
         let tag = piece
             .split_whitespace()
             .collect::<Vec<_>>()

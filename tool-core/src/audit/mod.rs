@@ -90,6 +90,14 @@ pub struct AuditEvent {
     /// The client application that made it ([`Principal::client_id`](crate::Principal)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
+    /// The trace the call belongs to (32 hex digits): its span's, when a
+    /// [`CallTracer`](crate::CallTracer) traced it, else the one it came with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+    /// The call's span (16 hex digits), when a tracer traced it: the audit line and the
+    /// span are about the same call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
     /// The provider's call id.
     pub call_id: String,
     /// The tool name as called (possibly unknown).
@@ -129,6 +137,15 @@ pub trait AuditSink: Send + Sync + 'static {
     /// Records one event. Sinks handle their own failures (a failed audit write never
     /// fails a tool call).
     fn record(&self, event: &AuditEvent);
+
+    /// For sinks that store events in the background: a future that completes once
+    /// every event recorded so far is stored (or storing failed). The registry waits for
+    /// it before it returns the call's result, so that a result the caller received
+    /// means the call is in the log, even if the process dies the next moment. Default:
+    /// nothing to wait for.
+    fn stored(&self) -> Option<crate::BoxFuture<'static, ()>> {
+        None
+    }
 }
 
 /// A shared sink, so the application keeps a handle (e.g. to read
@@ -136,6 +153,10 @@ pub trait AuditSink: Send + Sync + 'static {
 impl<S: AuditSink + ?Sized> AuditSink for std::sync::Arc<S> {
     fn record(&self, event: &AuditEvent) {
         (**self).record(event);
+    }
+
+    fn stored(&self) -> Option<crate::BoxFuture<'static, ()>> {
+        (**self).stored()
     }
 }
 
@@ -185,6 +206,8 @@ mod tests {
             session_id: Some("s1".into()),
             subject: None,
             client_id: None,
+            trace_id: None,
+            span_id: None,
             call_id: "call_1".into(),
             tool: "read_file".into(),
             arguments: serde_json::json!({"path": "a.txt"}),

@@ -84,6 +84,13 @@ impl Redactor {
         Value::String(redacted_string(raw, self.max_bytes))
     }
 
+    /// A result's text for a span: capped as arguments are, secrets inside it redacted,
+    /// and every `known` secret replaced.
+    pub(crate) fn result(&self, text: &str, known: &[String]) -> String {
+        let capped = redacted_string(text, self.max_bytes);
+        self.error(&capped, known)
+    }
+
     /// The error text for the log: secrets inside it redacted, and every `known` secret
     /// (taken from the arguments) replaced wherever it appears.
     pub(crate) fn error(&self, text: &str, known: &[String]) -> String {

@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Approver, Caller, Extensions, Outcome, PendingCall, Principal, ProgressReporter, ToolOutput};
+use crate::{
+    Approver, Caller, Extensions, Outcome, PendingCall, Principal, ProgressReporter, ToolOutput, TraceContext,
+};
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
 /// already-parsed value (Anthropic and MCP send an object).
@@ -66,6 +68,9 @@ pub(crate) struct CallOptions {
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) principal: Option<Arc<Principal>>,
+    /// The trace context the call came with, until the registry replaces it with the
+    /// call's own span's.
+    pub(crate) trace_context: Option<Arc<TraceContext>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -79,6 +84,7 @@ impl std::fmt::Debug for CallOptions {
             .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
             .field("approver", &self.approver.as_ref().map(|_| "dyn Approver"))
             .field("principal", &self.principal)
+            .field("trace_context", &self.trace_context)
             .finish()
     }
 }
@@ -152,6 +158,14 @@ impl ToolCall {
     /// hooks, the approver and the audit log see it. See [`Principal`].
     pub fn with_principal(mut self, principal: Principal) -> Self {
         self.options.principal = Some(Arc::new(principal));
+        self
+    }
+
+    /// Continues the trace of whoever made the call: the call's span (with a
+    /// [tracer](crate::ToolRegistryBuilder::tracer)) starts under `context`, and without
+    /// a tracer the tool's outgoing calls carry `context` on. See [`TraceContext`].
+    pub fn with_trace_context(mut self, context: TraceContext) -> Self {
+        self.options.trace_context = Some(Arc::new(context));
         self
     }
 

@@ -69,14 +69,18 @@ impl ToolRegistry {
             options.session_id = self.session_id.clone();
         }
         let mut recorder = AuditRecorder::begin(self.config(), started, &id, &name, &options);
+        if let Some(context) = recorder.span_context() {
+            options.trace_context = Some(context);
+        }
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
-        self.result(started, id, name, finished, recorder)
+        self.result(started, id, name, finished, recorder).await
     }
 
-    /// The result of a finished call, cut to the output limit and recorded.
-    pub(super) fn result(
+    /// The result of a finished call, cut to the output limit and recorded; returned once
+    /// the audit sinks that store in the background have stored it.
+    pub(super) async fn result(
         &self,
         started: Instant,
         call_id: String,
@@ -100,7 +104,9 @@ impl ToolRegistry {
             repairs: finished.repairs,
             pending: finished.pending,
         };
-        recorder.finish(&result, output_bytes);
+        if let Some(storing) = recorder.finish(&result, output_bytes) {
+            storing.wait().await;
+        }
         result
     }
 
@@ -322,6 +328,7 @@ impl ToolRegistry {
             progress: options.progress,
             caller: options.caller.or_else(|| self.config().caller.clone()),
             principal: options.principal,
+            trace_context: options.trace_context,
         })
     }
 

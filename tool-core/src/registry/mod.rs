@@ -34,8 +34,8 @@ use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
 use crate::validation::{ArgValidator, InvalidArguments};
 use crate::{
-    Approver, AuditSink, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec, Toolset,
-    validate_tool_name,
+    Approver, AuditSink, CallTracer, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec,
+    Toolset, validate_tool_name,
 };
 use changes::ChangeSender;
 use definitions::DefinitionCache;
@@ -94,6 +94,7 @@ struct Shared {
 pub(crate) struct Config {
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) sinks: Arc<[Arc<dyn AuditSink>]>,
+    pub(crate) tracer: Option<Arc<dyn CallTracer>>,
     pub(crate) redactor: Redactor,
     pub(crate) extensions: Extensions,
     pub(crate) max_concurrency: Option<usize>,
@@ -252,6 +253,7 @@ impl ToolTable {
 pub struct ToolRegistryBuilder {
     default_timeout: Option<Duration>,
     sinks: Vec<Arc<dyn AuditSink>>,
+    tracer: Option<Arc<dyn CallTracer>>,
     audit_argument_bytes: usize,
     extensions: Extensions,
     max_concurrency: Option<usize>,
@@ -269,6 +271,7 @@ impl Default for ToolRegistryBuilder {
         Self {
             default_timeout: Some(DEFAULT_TIMEOUT),
             sinks: Vec::new(),
+            tracer: None,
             audit_argument_bytes: DEFAULT_AUDIT_ARGUMENT_BYTES,
             extensions: Extensions::new(),
             max_concurrency: None,
@@ -302,7 +305,14 @@ impl ToolRegistryBuilder {
         self
     }
 
-    /// Caps recorded arguments at `bytes` of JSON (default 4096).
+    /// Starts a span for every call with `tracer` (the last one given wins); see
+    /// [`CallTracer`].
+    pub fn tracer(mut self, tracer: impl CallTracer) -> Self {
+        self.tracer = Some(Arc::new(tracer));
+        self
+    }
+
+    /// Caps recorded arguments (and traced ones) at `bytes` of JSON (default 4096).
     pub fn audit_argument_limit(mut self, bytes: usize) -> Self {
         self.audit_argument_bytes = bytes;
         self
@@ -392,6 +402,7 @@ impl ToolRegistryBuilder {
             Config {
                 default_timeout: self.default_timeout,
                 sinks: self.sinks.into(),
+                tracer: self.tracer,
                 redactor: Redactor::new(self.audit_argument_bytes),
                 extensions: self.extensions,
                 max_concurrency: self.max_concurrency,

@@ -1,5 +1,5 @@
-//! Collects what the audit log needs while a call runs, and records it exactly once —
-//! also when the caller drops the call before it finishes.
+//! Collects what the audit log and the call's span need while a call runs, and records
+//! it exactly once — also when the caller drops the call before it finishes.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
-use crate::{AuditEvent, Outcome, Principal};
+use crate::{AuditEvent, BoxFuture, CallSpan, Outcome, Principal, SpanStart, TraceContext};
 
-/// The audit record of one call in progress; does nothing when there are no sinks.
+/// The audit record (and span) of one call in progress; does nothing when there are no
+/// sinks and no tracer.
 pub(crate) struct AuditRecorder<'a> {
     /// Boxed: the recorder lives in every call's future, most often without sinks.
     pending: Option<Box<Pending<'a>>>,
@@ -27,6 +28,23 @@ struct Pending<'a> {
     arguments: Value,
     /// Values the arguments had under secret keys, to keep out of the error text.
     secrets: Vec<String>,
+    /// The call's span, when the registry has a tracer.
+    span: Option<Box<dyn CallSpan>>,
+    /// The span's context, or else the one the call came with.
+    trace_context: Option<Arc<TraceContext>>,
+}
+
+/// What the audit sinks that store in the background still have to store: the registry
+/// waits for it before it returns a result (see [`AuditSink::stored`](crate::AuditSink::stored)).
+pub(crate) struct Storing(Vec<BoxFuture<'static, ()>>);
+
+impl Storing {
+    /// Waits until the sinks have stored the call's event.
+    pub(crate) async fn wait(self) {
+        for stored in self.0 {
+            stored.await;
+        }
+    }
 }
 
 impl<'a> AuditRecorder<'a> {
@@ -37,7 +55,20 @@ impl<'a> AuditRecorder<'a> {
         tool: &str,
         options: &CallOptions,
     ) -> Self {
-        let pending = (!config.sinks.is_empty()).then(|| {
+        let pending = (!config.sinks.is_empty() || config.tracer.is_some()).then(|| {
+            let span = config.tracer.as_ref().map(|tracer| {
+                tracer.start(&SpanStart {
+                    call_id,
+                    tool,
+                    parent: options.trace_context.as_deref(),
+                    session_id: options.session_id.as_deref(),
+                    principal: options.principal.as_deref(),
+                })
+            });
+            let trace_context = match &span {
+                Some(span) => span.context().map(Arc::new),
+                None => options.trace_context.clone(),
+            };
             Box::new(Pending {
                 config,
                 timestamp: SystemTime::now(),
@@ -48,9 +79,19 @@ impl<'a> AuditRecorder<'a> {
                 tool: tool.to_owned(),
                 arguments: Value::Null,
                 secrets: Vec::new(),
+                span,
+                trace_context,
             })
         });
         Self { pending }
+    }
+
+    /// The context the call's tool and its outgoing calls carry: the call's span's when
+    /// it is traced. `None` when there is nothing to replace the incoming context with.
+    pub(crate) fn span_context(&self) -> Option<Arc<TraceContext>> {
+        let pending = self.pending.as_ref()?;
+        pending.span.as_ref()?;
+        pending.trace_context.clone()
     }
 
     /// Records the arguments as parsed (redacted and capped).
@@ -74,21 +115,43 @@ impl<'a> AuditRecorder<'a> {
     }
 
     /// Records the finished call; `output_bytes` is the output's size when the caller
-    /// measured it already.
-    pub(crate) fn finish(mut self, result: &ToolResult, output_bytes: Option<usize>) {
-        if let Some(pending) = self.pending.take() {
-            let error = result
-                .is_error()
-                .then(|| pending.config.redactor.error(&result.text(), &pending.secrets));
-            pending.emit(
-                result.outcome,
-                result.duration,
-                output_bytes.unwrap_or_else(|| result.output.byte_len()),
+    /// measured it already. Returns what the sinks still have to store.
+    pub(crate) fn finish(mut self, result: &ToolResult, output_bytes: Option<usize>) -> Option<Storing> {
+        let pending = self.pending.take()?;
+        let redactor = &pending.config.redactor;
+        let error = result
+            .is_error()
+            .then(|| redactor.error(&result.text(), &pending.secrets));
+        let traced_result = (!result.is_error()
+            && pending
+                .config
+                .tracer
+                .as_ref()
+                .is_some_and(|tracer| tracer.records_results()))
+        .then(|| redactor.result(&result.text(), &pending.secrets));
+        let config = pending.config;
+        pending.emit(
+            Ended {
+                outcome: result.outcome,
+                duration: result.duration,
+                output_bytes: output_bytes.unwrap_or_else(|| result.output.byte_len()),
                 error,
-                result.repairs.clone(),
-            );
-        }
+                repairs: result.repairs.clone(),
+            },
+            traced_result.as_deref(),
+        );
+        let storing: Vec<_> = config.sinks.iter().filter_map(|sink| sink.stored()).collect();
+        (!storing.is_empty()).then_some(Storing(storing))
     }
+}
+
+/// How a call ended, for its audit event.
+struct Ended {
+    outcome: Outcome,
+    duration: Duration,
+    output_bytes: usize,
+    error: Option<String>,
+    repairs: Vec<String>,
 }
 
 impl Pending<'_> {
@@ -98,30 +161,38 @@ impl Pending<'_> {
         self.secrets = redacted.secrets;
     }
 
-    fn emit(
-        self,
-        outcome: Outcome,
-        duration: Duration,
-        output_bytes: usize,
-        error: Option<String>,
-        repairs: Vec<String>,
-    ) {
+    /// Records the event to every sink and ends the span; `result` is the result's
+    /// redacted text when the tracer asked for it.
+    fn emit(self, ended: Ended, result: Option<&str>) {
+        let traced = self.span.is_some();
         let event = AuditEvent {
             timestamp: self.timestamp,
             session_id: self.session_id,
             subject: self.principal.as_ref().map(|principal| principal.subject.clone()),
             client_id: self.principal.and_then(|principal| principal.client_id.clone()),
+            trace_id: self
+                .trace_context
+                .as_ref()
+                .map(|context| context.trace_id().to_owned()),
+            span_id: self
+                .trace_context
+                .as_ref()
+                .filter(|_| traced)
+                .map(|context| context.span_id().to_owned()),
             call_id: self.call_id,
             tool: self.tool,
             arguments: self.arguments,
-            outcome,
-            duration,
-            output_bytes,
-            error,
-            repairs,
+            outcome: ended.outcome,
+            duration: ended.duration,
+            output_bytes: ended.output_bytes,
+            error: ended.error,
+            repairs: ended.repairs,
         };
         for sink in self.config.sinks.iter() {
             sink.record(&event);
+        }
+        if let Some(span) = self.span {
+            span.end(&event, result);
         }
     }
 }
@@ -130,9 +201,14 @@ impl Drop for AuditRecorder<'_> {
     /// The call future was dropped before it finished: the caller cancelled it.
     fn drop(&mut self) {
         if let Some(pending) = self.pending.take() {
-            let duration = pending.started.elapsed();
-            let error = Some("the caller dropped the call before it finished".to_owned());
-            pending.emit(Outcome::Cancelled, duration, 0, error, Vec::new());
+            let ended = Ended {
+                outcome: Outcome::Cancelled,
+                duration: pending.started.elapsed(),
+                output_bytes: 0,
+                error: Some("the caller dropped the call before it finished".to_owned()),
+                repairs: Vec::new(),
+            };
+            pending.emit(ended, None);
         }
     }
 }

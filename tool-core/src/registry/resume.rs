@@ -73,18 +73,21 @@ impl ToolRegistry {
     async fn resume_call(&self, pending: PendingCall, decision: Approval) -> ToolResult {
         let started = Instant::now();
         // The call is made as it was: in its session, for its principal.
-        let options = CallOptions {
+        let mut options = CallOptions {
             session_id: pending.session_id.as_deref().map(Arc::from),
             principal: pending.principal.clone().map(Arc::new),
             ..CallOptions::default()
         };
         let (call_id, name) = (pending.call_id.clone(), pending.tool.clone());
         let mut recorder = AuditRecorder::begin(self.config(), started, &call_id, &name, &options);
+        if let Some(context) = recorder.span_context() {
+            options.trace_context = Some(context);
+        }
         recorder.arguments(&pending.arguments);
         let finished = self
             .decide_resumed(started, pending, options, decision, &mut recorder)
             .await;
-        self.result(started, call_id, name, finished, recorder)
+        self.result(started, call_id, name, finished, recorder).await
     }
 
     async fn decide_resumed(

@@ -48,8 +48,8 @@ async fn a_version_0_file_is_migrated_to_the_current_schema() {
     Connection::open(&path).unwrap().execute_batch("VACUUM").unwrap();
     assert_eq!(user_version(&path), 0);
     let store = MemoryStore::open(&path).unwrap();
-    assert_eq!(user_version(&path), schema::CURRENT_VERSION);
-    assert_eq!(schema::CURRENT_VERSION, 2);
+    assert_eq!(user_version(&path), sqlite::schema::CURRENT_VERSION);
+    assert_eq!(sqlite::schema::CURRENT_VERSION, 2);
     write(&store, "Migrated and usable.", None, &[]).await;
     assert_eq!(listed_ids(&search(&store, "usable").await.unwrap()), [1]);
     drop(store);
@@ -134,7 +134,7 @@ async fn concurrent_writers_lose_nothing() {
     assert_eq!(store.count().await.unwrap(), 8000);
     let last = store.get_by_key("task-7-998").await.unwrap();
     assert_eq!(last.content, "Task 7 wrote entry 998.");
-    assert_intact(store.path());
+    assert_intact(store.path().expect("a SQLite store"));
 }
 
 /// Not a test on its own: the child process of the next test, writing until killed.
@@ -205,7 +205,7 @@ fn sqlite_itself_refuses_a_path_through_a_link() {
     let base = temp.path().canonicalize().unwrap();
     std::fs::create_dir(base.join("real")).unwrap();
     std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
-    let error = match super::super::store::open_connection(&base.join("link/memory.db")) {
+    let error = match super::super::sqlite::open_connection(&base.join("link/memory.db")) {
         Ok(_) => panic!("SQLite opened a database through a symbolic link"),
         Err(error) => error.to_string(),
     };

@@ -254,14 +254,14 @@ async fn cjk_words_are_found_inside_sentences() {
 async fn fts5_orders_by_rowid_and_rank_itself() {
     let Setup { store, temp: _temp } = setup();
     write(&store, "Warm the page cache.", None, &["t"]).await;
-    let conn = rusqlite::Connection::open(store.path()).unwrap();
+    let conn = rusqlite::Connection::open(store.path().unwrap()).unwrap();
     let plan = |sql: &str, params: &[&dyn rusqlite::ToSql]| -> Vec<String> {
         let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
         let steps = statement.query_map(params, |row| row.get(3)).unwrap();
         steps.collect::<Result<_, _>>().unwrap()
     };
-    let window = plan(ops::WINDOW_SQL, &[&"\"cache\"", &2000]);
-    let ranked = plan(&ops::ranked_sql(1), &[&"\"cache\"", &10, &0, &",t,"]);
+    let window = plan(sqlite::ops::WINDOW_SQL, &[&"\"cache\"", &2000]);
+    let ranked = plan(&sqlite::ops::ranked_sql(1), &[&"\"cache\"", &10, &0, &",t,"]);
     for steps in [window, ranked] {
         assert!(
             steps.iter().all(|step| !step.contains("TEMP B-TREE")),
@@ -274,7 +274,7 @@ async fn fts5_orders_by_rowid_and_rank_itself() {
 async fn only_the_newest_matches_of_a_very_common_word_are_ranked() {
     let Setup { store, temp: _temp } = setup();
     write(&store, "Common common common, and rare.", None, &[]).await;
-    let total = ops::RANK_WINDOW + 9;
+    let total = RANK_WINDOW + 9;
     let mut tasks = tokio::task::JoinSet::new();
     for task in 0..4 {
         let store = store.clone();

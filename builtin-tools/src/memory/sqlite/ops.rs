@@ -1,17 +1,18 @@
-//! The store's operations, as SQL on one connection. They block; [`MemoryStore`]
+//! The store's operations, as SQL on one connection. They block; [`SqliteMemory`]
 //! runs them on the blocking thread pool.
 //!
-//! [`MemoryStore`]: super::MemoryStore
+//! [`SqliteMemory`]: super::SqliteMemory
 
 use std::fmt::Write as _;
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior};
 
-use super::entry::{Memory, NewMemory, SearchHit, SearchResults, Written};
-use super::error::MemoryError;
-use super::query::{FtsQuery, unsegment};
-use super::{schema, tags};
+use super::super::entry::{Memory, NewMemory, SearchHit, SearchResults, Written};
+use super::super::error::MemoryError;
+use super::super::query::{QueryWords, RANK_WINDOW, unsegment};
+use super::super::tags;
+use super::{fts_query, schema};
 
 /// The columns [`memory_from_row`] reads.
 const MEMORY_COLUMNS: &str = "id, key, content, tags, created_at, updated_at";
@@ -90,22 +91,17 @@ pub(super) fn count(conn: &Connection) -> Result<u64, MemoryError> {
     Ok(count.unsigned_abs())
 }
 
-/// The most matches one search ranks. BM25 costs about a microsecond per matching row,
-/// so a word in half of 100,000 memories would take 50 ms to rank; beyond this many
-/// matches only the newest are ranked, and the results say so.
-pub const RANK_WINDOW: u32 = 2000;
-
 /// The best `limit` matches of every word of `query` (or, when none has them all, of
 /// any word) among the memories having all of `tags` (normalized).
 pub(super) fn search(
     conn: &Connection,
-    query: &FtsQuery,
+    query: &QueryWords,
     tags: &[String],
     limit: u32,
 ) -> Result<SearchResults, MemoryError> {
-    let results = ranked(conn, query.all(tags), tags, limit, true)?;
+    let results = ranked(conn, fts_query::all(query, tags), tags, limit, true)?;
     if results.hits.is_empty() && query.has_several_words() {
-        return Ok(ranked(conn, query.any(tags), tags, limit, false)?);
+        return Ok(ranked(conn, fts_query::any(query, tags), tags, limit, false)?);
     }
     Ok(results)
 }
@@ -148,7 +144,7 @@ fn ranked(
 /// The id of the match just older than the [`RANK_WINDOW`] newest (`?2`), if there are
 /// more matches of `?1`. The expression holds the tags, so this counts a close superset
 /// of the memories with them.
-pub(super) const WINDOW_SQL: &str =
+pub(in crate::memory) const WINDOW_SQL: &str =
     "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2";
 
 /// The ranked search: `?1` the FTS5 expression, `?2` the limit, `?3` the id matches must
@@ -156,7 +152,7 @@ pub(super) const WINDOW_SQL: &str =
 ///
 /// FTS5 orders by `rank` itself (no temporary B-tree), so `snippet` is only computed for
 /// the rows returned.
-pub(super) fn ranked_sql(tag_count: usize) -> String {
+pub(in crate::memory) fn ranked_sql(tag_count: usize) -> String {
     let mut sql = String::from(
         "SELECT m.id, m.key, m.tags, m.updated_at, snippet(memories_fts, 0, '«', '»', '…', 24)
          FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use super::error::MemoryError;
-use super::query::segment;
-use super::tags;
+use super::super::error::MemoryError;
+use super::super::query::segment;
+use super::super::tags;
 
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -21,7 +21,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const MIGRATIONS: &[fn(&Transaction<'_>) -> rusqlite::Result<()>] = &[create_memories, create_search_index];
 
 /// The schema version this build creates.
-pub(super) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+pub(in crate::memory) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Sets up a new connection: WAL, `synchronous = NORMAL`, the busy timeout.
 ///

@@ -20,7 +20,7 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
-use super::error::MemoryError;
+use super::super::error::MemoryError;
 
 /// The files SQLite keeps next to the database.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];

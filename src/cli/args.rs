@@ -124,6 +124,12 @@ pub(super) enum Command {
         /// reach which tools; without one, every valid token reaches every tool.
         #[arg(long, value_name = "FILE", requires = "http")]
         oauth_scopes: Option<std::path::PathBuf>,
+        /// Serve HTTP without MCP sessions, so that replicas behind a round-robin load
+        /// balancer can each answer any request (also `[serve] stateless = true`).
+        /// Server-to-client messages outside a request (list changes, elicitation,
+        /// sampling) are then not available.
+        #[arg(long, requires = "http")]
+        stateless: bool,
     },
 }
 

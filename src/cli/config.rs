@@ -30,10 +30,14 @@ use crate::builtin_tools::BuiltinConfig;
 /// [auth]
 /// issuer = "https://auth.example.com"
 /// audience = "https://mcp.example.com/mcp"
+///
+/// [serve]
+/// stateless = true
 /// ```
 ///
-/// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it) and
-/// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`) are the CLI's own; the other
+/// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it),
+/// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`) and `[serve]` ([`ServeConfig`])
+/// are the CLI's own; the other
 /// sections configure the built-in tools ([`BuiltinConfig`]:
 /// `[workspace]`, `[exec]`, `[web]`, `[memory]`, `[subagents]`).
 #[derive(Debug, Default)]
@@ -49,6 +53,17 @@ pub struct Config {
     pub policy: Option<Policy>,
     /// The `[auth]` section, if there is one.
     pub auth: Option<AuthConfig>,
+    /// The `[serve]` section.
+    pub serve: ServeConfig,
+}
+
+/// `[serve]`: how `serve --http` serves.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ServeConfig {
+    /// Serve without MCP sessions, as `--stateless` does.
+    pub stateless: bool,
 }
 
 /// The CLI's own keys; everything else is the built-in tools'.
@@ -69,6 +84,10 @@ impl Config {
         table.remove("policy");
         let auth = auth::in_config(&file)?;
         table.remove("auth");
+        let serve: ServeConfig = match table.remove("serve") {
+            Some(section) => section.try_into().map_err(|error| file.invalid(error))?,
+            None => ServeConfig::default(),
+        };
         let mut own = toml::Table::new();
         for key in ["default_timeout", "audit_log"] {
             if let Some(value) = table.remove(key) {
@@ -84,6 +103,7 @@ impl Config {
             builtins,
             policy,
             auth,
+            serve,
         })
     }
 }

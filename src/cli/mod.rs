@@ -53,7 +53,7 @@ use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use auth::{AuthConfig, ScopeConfig};
-pub use config::Config;
+pub use config::{Config, ServeConfig};
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
@@ -163,9 +163,14 @@ fn register_builtins(
         config.web.allow_private_network = true;
     }
     if let Some(path) = &settings.memory_db {
+        // The command line wins over the file, PostgreSQL settings included.
         config.memory.path = Some(path.clone());
+        config.memory.url = None;
+        config.memory.url_env = None;
     }
-    if config.memory.enabled && config.memory.path.is_none() {
+    let sqlite_default =
+        config.memory.path.is_none() && config.memory.url.is_none() && config.memory.url_env.is_none();
+    if config.memory.enabled && sqlite_default {
         note_legacy_memory(settings.workspace.root());
     }
     let root = Some(settings.workspace.root().to_path_buf());
@@ -306,6 +311,7 @@ async fn run_command(
             oauth_issuer,
             oauth_audience,
             oauth_scopes,
+            stateless,
         } => {
             let flags = auth::OAuthFlags {
                 issuer: oauth_issuer.as_deref(),
@@ -317,6 +323,7 @@ async fn run_command(
                 addr,
                 token_env: token_env.as_deref(),
                 oauth,
+                stateless: *stateless || settings.config.serve.stateless,
             });
             serve::serve(registry, http, io).await.map(|()| EXIT_OK)
         }

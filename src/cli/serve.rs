@@ -15,6 +15,8 @@ pub(super) struct Http<'a> {
     pub(super) token_env: Option<&'a str>,
     /// The OAuth resource server clients' tokens go through, if any.
     pub(super) oauth: Option<crate::mcp::oauth::OAuthResource>,
+    /// Serve without sessions (`--stateless`).
+    pub(super) stateless: bool,
 }
 
 /// Serves until the client closes stdio, or, over HTTP, until Ctrl-C or SIGTERM.
@@ -29,6 +31,7 @@ pub(super) async fn serve(
         addr,
         token_env,
         oauth,
+        stateless,
     }) = http
     else {
         status(io, &format!("serving {count} tools over stdio"));
@@ -38,7 +41,7 @@ pub(super) async fn serve(
             .map_err(|error| CliError(error.to_string()));
     };
     let server = handler
-        .serve_http_with(addr, http_options(token_env, oauth)?)
+        .serve_http_with(addr, http_options(token_env, oauth, stateless)?)
         .await
         .map_err(|error| match error {
             ServeError::Unauthenticated(_) => CliError(format!(
@@ -46,7 +49,8 @@ pub(super) async fn serve(
             )),
             error => CliError(format!("cannot serve on {addr}: {error}")),
         })?;
-    status(io, &format!("serving {count} tools at {}", server.url()));
+    let mode = if stateless { " (stateless)" } else { "" };
+    status(io, &format!("serving {count} tools at {}{mode}", server.url()));
     let mut terminate = signal(SignalKind::terminate())
         .map_err(|error| CliError(format!("cannot wait for signals: {error}")))?;
     let shutdown = async move {
@@ -61,12 +65,17 @@ pub(super) async fn serve(
         .map_err(|error| CliError(error.to_string()))
 }
 
-/// The bearer token from `$NAME` when `--token-env NAME` is given; OAuth when configured.
+/// The bearer token from `$NAME` when `--token-env NAME` is given; OAuth when
+/// configured; stateless serving.
 fn http_options(
     token_env: Option<&str>,
     oauth: Option<crate::mcp::oauth::OAuthResource>,
+    stateless: bool,
 ) -> Result<HttpOptions, CliError> {
     let mut options = HttpOptions::new();
+    if stateless {
+        options = options.stateless();
+    }
     if let Some(name) = token_env {
         options = options.bearer_token(env_token(name, "--token-env")?);
     }

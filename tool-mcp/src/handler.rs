@@ -18,7 +18,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry};
+use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry, TraceContext};
 
 use crate::authorized::Authorized;
 use crate::client_caller::{ClientCaller, SessionLogLevel};
@@ -141,6 +141,12 @@ impl McpHandler {
         }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(notifier.progress_reporter(token));
+        }
+        // SEP-414: the client's trace continues here (a malformed value is dropped).
+        if let Some(traceparent) = context.meta.get_traceparent()
+            && let Some(trace) = TraceContext::parse(traceparent, context.meta.get_tracestate())
+        {
+            call = call.with_trace_context(trace);
         }
         (call, notifier)
     }

@@ -19,8 +19,8 @@ use axum::response::{IntoResponse as _, Response};
 
 use crate::ServeError;
 
-/// How [`McpHandler::serve_http_with`](crate::McpHandler::serve_http_with) admits
-/// clients.
+/// How [`McpHandler::serve_http_with`](crate::McpHandler::serve_http_with) serves: whom
+/// it admits, and whether it keeps MCP sessions ([`stateless`](Self::stateless)).
 ///
 /// ```
 /// use tool_mcp::HttpOptions;
@@ -32,6 +32,7 @@ use crate::ServeError;
 pub struct HttpOptions {
     bearer_token: Option<Arc<str>>,
     allow_unauthenticated: bool,
+    stateless: bool,
     #[cfg(feature = "oauth")]
     oauth: Option<crate::oauth::OAuthResource>,
 }
@@ -66,6 +67,18 @@ impl HttpOptions {
     pub fn oauth(mut self, resource: crate::oauth::OAuthResource) -> Self {
         self.oauth = Some(resource);
         self
+    }
+
+    /// Serves without MCP sessions, so that any replica can answer any request: see
+    /// [`crate::serve`'s docs](crate#stateless-http) for what that gives and gives up.
+    pub fn stateless(mut self) -> Self {
+        self.stateless = true;
+        self
+    }
+
+    /// Whether sessions are kept.
+    pub(crate) fn is_stateless(&self) -> bool {
+        self.stateless
     }
 
     /// The OAuth resource server requests go through, if any.
@@ -109,7 +122,8 @@ impl fmt::Debug for HttpOptions {
         let mut debug = f.debug_struct("HttpOptions");
         debug
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
-            .field("allow_unauthenticated", &self.allow_unauthenticated);
+            .field("allow_unauthenticated", &self.allow_unauthenticated)
+            .field("stateless", &self.stateless);
         #[cfg(feature = "oauth")]
         debug.field("oauth", &self.oauth);
         debug.finish()

@@ -44,6 +44,34 @@
 //! # }
 //! ```
 
+//! # Stateless HTTP
+//!
+//! [`HttpOptions::stateless`] serves streamable HTTP without MCP sessions (a server MAY
+//! assign no session id; the 2026-07-28 revision has none at all): `initialize` is
+//! answered without an `Mcp-Session-Id`, and every request is served on its own by a
+//! handler made for it, so replicas behind a plain round-robin load balancer, with no
+//! affinity, serve clients of every protocol version. A replica that stops loses only
+//! the calls it was running (their clients see the request fail); none it answered.
+//!
+//! What it gives up is everything a session carries between requests:
+//! - messages from server to client outside a request: `notifications/tools/list_changed`
+//!   (there is no `GET` stream; `GET` and `DELETE` are answered 405), and answers to
+//!   elicitation and sampling, which come back as requests of their own that another
+//!   replica may receive — so tools see elicitation and sampling as unavailable.
+//!   Progress and log messages of a call still reach the client, on the call's own
+//!   response stream;
+//! - `logging/setLevel`, which lasts one request;
+//! - `notifications/cancelled` from clients before 2026-07-28, which is ignored: the
+//!   cancel may reach another replica. Closing the request's connection cancels the call.
+//!
+//! A deployment that needs these keeps sessions and routes each session to one replica:
+//! hash on the `Mcp-Session-Id` header at the load balancer (nginx `hash
+//! $http_mcp_session_id consistent;`, HAProxy `balance hdr(Mcp-Session-Id)`).
+//!
+//! On [`HttpServer::wait_until`]'s signal a stateless server stops accepting connections
+//! and lets the requests in flight finish (up to 30 seconds) before it ends, so a rolling
+//! restart behind a load balancer loses no call.
+
 #![warn(missing_docs)]
 
 mod authorized;

@@ -130,19 +130,24 @@ impl McpHandler {
         #[cfg(feature = "oauth")]
         let registry = self.registry().clone();
         let shutdown = CancellationToken::new();
-        let mut config =
-            StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
+        let cancel_calls = CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(cancel_calls.child_token())
+            .with_legacy_session_mode(!options.is_stateless());
         config = match options.checks_host() {
             true => config.with_allowed_hosts(allowed_hosts(local_addr)),
             false => config.disable_allowed_hosts(),
         };
-        // Request ids repeat across clients, so each HTTP session (each request, for
-        // stateless clients) gets its own session id in the audit log.
+        // Request ids repeat across clients, so each HTTP session (each request, when
+        // serving statelessly or a stateless client) gets its own session id in the audit
+        // log; the server's random instance id keeps them apart across replicas logging
+        // to one place.
+        let instance = instance_id();
         let sessions = AtomicU64::new(0);
         let service = StreamableHttpService::new(
             move || {
                 let number = sessions.fetch_add(1, Ordering::Relaxed) + 1;
-                Ok(self.for_session(format!("http-{number}")))
+                Ok(self.for_session(format!("http-{instance}-{number}")))
             },
             LocalSessionManager::default().into(),
             config,
@@ -171,9 +176,24 @@ impl McpHandler {
         Ok(HttpServer {
             local_addr,
             shutdown,
+            cancel_calls,
+            drain: options.is_stateless().then_some(DRAIN_TIMEOUT),
             task: Some(task),
         })
     }
+}
+
+/// How long a stateless server lets the requests in flight finish after its shutdown
+/// signal.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Eight hex digits, random per server: seeded by the standard library's per-process
+/// random hash keys, which is all the randomness this needs (telling replicas apart).
+fn instance_id() -> String {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(u64::from(std::process::id()));
+    format!("{:08x}", hasher.finish() as u32)
 }
 
 /// Loopback names always, plus the bound address when it is a specific one.
@@ -190,7 +210,14 @@ fn allowed_hosts(local_addr: SocketAddr) -> Vec<String> {
 #[derive(Debug)]
 pub struct HttpServer {
     local_addr: SocketAddr,
+    /// Stops accepting connections.
     shutdown: CancellationToken,
+    /// Ends the requests and sessions in flight.
+    cancel_calls: CancellationToken,
+    /// How long requests in flight may finish after [`wait_until`](Self::wait_until)'s
+    /// signal: set for stateless servers; sessions (which hold a stream open for as long
+    /// as their client is connected) end at once.
+    drain: Option<std::time::Duration>,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
@@ -205,19 +232,26 @@ impl HttpServer {
         format!("http://{}{HTTP_ENDPOINT}", self.local_addr)
     }
 
-    /// Stops accepting connections and ends open sessions; [`wait`](Self::wait) then
-    /// returns.
+    /// Stops accepting connections and ends open sessions and requests;
+    /// [`wait`](Self::wait) then returns.
     pub fn shutdown(&self) {
         self.shutdown.cancel();
+        self.cancel_calls.cancel();
     }
 
-    /// Runs until `signal` completes (e.g. `tokio::signal::ctrl_c()`), then shuts down
-    /// gracefully and waits for open requests to finish.
+    /// Runs until `signal` completes (e.g. `tokio::signal::ctrl_c()`), then stops
+    /// accepting connections and returns when the open ones are done. Sessions end at
+    /// once; a stateless server's requests in flight may finish first, for up to 30
+    /// seconds.
     pub async fn wait_until(self, signal: impl Future<Output = ()>) -> Result<(), ServeError> {
-        let shutdown = self.shutdown.clone();
+        let (shutdown, cancel_calls, drain) = (self.shutdown.clone(), self.cancel_calls.clone(), self.drain);
         let stop_on_signal = async move {
             signal.await;
             shutdown.cancel();
+            if let Some(drain) = drain {
+                tokio::time::sleep(drain).await;
+            }
+            cancel_calls.cancel();
             std::future::pending::<()>().await
         };
         tokio::select! {
@@ -240,6 +274,6 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        self.shutdown.cancel();
+        self.shutdown();
     }
 }

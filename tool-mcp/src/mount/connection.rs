@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerNotification, ServerResult,
-    SubscriptionFilter, Tool as McpTool,
+    CallToolRequest, CallToolRequestParams, ClientRequest, GetMeta as _, ProtocolVersion, ServerNotification,
+    ServerResult, SubscriptionFilter, Tool as McpTool,
 };
 use rmcp::service::{
     ClientInitializeError, Peer, PeerRequestOptions, RunningService, ServiceError, Subscription,
@@ -459,9 +459,17 @@ impl Session {
         if self.stop.is_cancelled() || self.ended.is_cancelled() || self.peer.is_transport_closed() {
             return Err(Failure::NotSent("the connection is closed".to_owned()));
         }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(name.to_owned()).with_arguments(arguments),
         ));
+        // SEP-414: the server continues this call's trace.
+        if let Some(trace) = ctx.trace_context() {
+            let meta = request.get_meta_mut();
+            meta.set_traceparent(trace.traceparent());
+            if let Some(state) = trace.tracestate() {
+                meta.set_tracestate(state);
+            }
+        }
         let handle = self
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())

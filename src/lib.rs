@@ -126,6 +126,16 @@ pub use builtin_tools;
 #[cfg(feature = "mcp")]
 pub use tool_mcp as mcp;
 
+/// PostgreSQL: the connection pool the memory store uses, and the audit log in a table
+/// ([`PostgresAudit`](postgres::PostgresAudit)).
+#[cfg(feature = "postgres")]
+pub use tool_postgres as postgres;
+
+/// OpenTelemetry: a GenAI `execute_tool` span per call ([`OtelTracer`](telemetry::OtelTracer))
+/// and audit events as OTLP log records ([`OtlpAudit`](telemetry::OtlpAudit)).
+#[cfg(feature = "telemetry")]
+pub use tool_telemetry as telemetry;
+
 /// The examples in README.md, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

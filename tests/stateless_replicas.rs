@@ -8,8 +8,9 @@
 //!   assigned), the official TypeScript SDK (2025-11-25), and rmcp's client.
 //! - 2,000 calls at 64 at a time, writing and searching the one memory, with one replica
 //!   killed (SIGKILL) halfway: every call is answered or fails visibly within its
-//!   deadline, every answered write is in the database, and the audit logs of the two
-//!   replicas hold each answered call exactly once (and no call twice).
+//!   deadline, every answered write is in the database, and both audit logs — each
+//!   replica's JSONL file, and the PostgreSQL table they share — hold each answered call
+//!   exactly once (and no call twice).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead as _, BufReader};
@@ -114,7 +115,10 @@ fn deploy() -> Deployment {
     let config = dir.path().join("agent-tools.toml");
     std::fs::write(
         &config,
-        format!("[memory]\nurl = \"{database}\"\nnamespace = \"shared\"\n\n[serve]\nstateless = true\n"),
+        format!(
+            "[memory]\nurl = \"{database}\"\nnamespace = \"shared\"\n\n[serve]\nstateless = true\n\n\
+             [audit]\npostgres_url = \"{database}\"\n"
+        ),
     )
     .unwrap();
     let replicas: Vec<Replica> = ["a", "b"]
@@ -354,38 +358,60 @@ async fn a_replica_killed_under_load_loses_no_answered_call() {
         );
     }
 
-    // The two audit logs hold each answered call once, and no call twice.
-    let mut audited: BTreeMap<usize, usize> = BTreeMap::new();
+    // The audit logs — each replica's JSONL file, and the one PostgreSQL table they
+    // share — hold each answered call once, and no call twice.
     let survivor = &deployment.replicas[0];
-    let events = survivor.audit_events().into_iter().chain(
+    let jsonl = survivor.audit_events().into_iter().chain(
         std::fs::read_to_string(&killed_audit)
             .unwrap_or_default()
             .lines()
             .map(|line| serde_json::from_str::<Value>(line).unwrap())
             .collect::<Vec<_>>(),
     );
+    let table: Vec<Value> = db
+        .query("SELECT event::text FROM agent_tools_audit", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| serde_json::from_str(row.get::<_, &str>(0)).unwrap())
+        .collect();
+    let audited = check_audit("the JSONL files", jsonl, &answered, failed.len());
+    let in_table = check_audit("the PostgreSQL table", table, &answered, failed.len());
+    assert_eq!(audited, in_table, "both logs hold the same calls");
+    eprintln!(
+        "{CALLS} calls: {} answered, {} failed visibly, {} audit lines in each log ({} of them for calls whose answer the kill cut off)",
+        answered.len(),
+        failed.len(),
+        audited.len(),
+        audited.iter().filter(|n| !answered.contains(n)).count()
+    );
+}
+
+/// Checks that `events` (an audit log's) hold each of `answered` exactly once, and
+/// no more than `failed` other calls of the load run; returns the calls they hold.
+fn check_audit(
+    log: &str,
+    events: impl IntoIterator<Item = Value>,
+    answered: &BTreeSet<usize>,
+    failed: usize,
+) -> BTreeSet<usize> {
+    let mut audited: BTreeMap<usize, usize> = BTreeMap::new();
     for event in events {
         if let Some(n) = load_call_number(&event) {
             *audited.entry(n).or_default() += 1;
         }
     }
     let twice: Vec<_> = audited.iter().filter(|(_, count)| **count > 1).collect();
-    assert!(twice.is_empty(), "calls audited more than once: {twice:?}");
-    for n in &answered {
-        assert!(
-            audited.contains_key(n),
-            "answered call {n} is not in the audit logs"
-        );
+    assert!(twice.is_empty(), "{log}: calls audited more than once: {twice:?}");
+    for n in answered {
+        assert!(audited.contains_key(n), "{log}: answered call {n} is not audited");
     }
-    let audited_but_failed = audited.keys().filter(|n| !answered.contains(n)).count();
-    assert!(audited_but_failed <= failed.len());
-    eprintln!(
-        "{CALLS} calls: {} answered, {} failed visibly, {} audit lines ({} of them for calls whose answer the kill cut off)",
-        answered.len(),
-        failed.len(),
-        audited.len(),
-        audited_but_failed
+    let others = audited.keys().filter(|n| !answered.contains(n)).count();
+    assert!(
+        others <= failed,
+        "{log}: {others} calls audited that were neither answered nor failed"
     );
+    audited.into_keys().collect()
 }
 
 /// Call `n` of the load run: even ones write `load-n`, odd ones search.

@@ -445,9 +445,10 @@ async fn call(registry: &ToolRegistry, principal: Option<&str>, tool: &str, argu
 async fn per_principal_memories_through_the_tools() {
     let url = postgres::server().database();
     let temp = tempfile::tempdir().unwrap();
-    let config: BuiltinConfig =
-        toml::from_str("[memory]\nurl_env = \"TEST_MEMORY_URL\"\nnamespace = \"team\"\nper_principal = true\n")
-            .unwrap();
+    let config: BuiltinConfig = toml::from_str(
+        "[memory]\nurl_env = \"TEST_MEMORY_URL\"\nnamespace = \"team\"\nper_principal = true\n",
+    )
+    .unwrap();
     let registry = ToolRegistry::new();
     let env = |name: &str| (name == "TEST_MEMORY_URL").then(|| url.clone());
     builtin_tools::register_all_with_env(&registry, Some(temp.path().to_owned()), &config, &env)

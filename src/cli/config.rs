@@ -33,11 +33,19 @@ use crate::builtin_tools::BuiltinConfig;
 ///
 /// [serve]
 /// stateless = true
+///
+/// [telemetry]
+/// otlp_endpoint = "http://127.0.0.1:4318"
+///
+/// [audit]
+/// otlp = true
+/// postgres_url_env = "AUDIT_DATABASE_URL"
 /// ```
 ///
 /// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it),
-/// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`) and `[serve]` ([`ServeConfig`])
-/// are the CLI's own; the other
+/// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`), `[serve]` ([`ServeConfig`]),
+/// `[telemetry]` ([`TelemetryConfig`]) and `[audit]` ([`AuditConfig`]) are the CLI's
+/// own; the other
 /// sections configure the built-in tools ([`BuiltinConfig`]:
 /// `[workspace]`, `[exec]`, `[web]`, `[memory]`, `[subagents]`).
 #[derive(Debug, Default)]
@@ -55,6 +63,39 @@ pub struct Config {
     pub auth: Option<AuthConfig>,
     /// The `[serve]` section.
     pub serve: ServeConfig,
+    /// The `[telemetry]` section.
+    pub telemetry: TelemetryConfig,
+    /// The `[audit]` section.
+    pub audit: AuditConfig,
+}
+
+/// `[telemetry]`: OpenTelemetry, a span per tool call exported over OTLP/HTTP. The
+/// standard `OTEL_*` variables configure the rest (headers, service name, resource
+/// attributes, sampler, `OTEL_SDK_DISABLED`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct TelemetryConfig {
+    /// The OTLP/HTTP endpoint, e.g. `http://collector:4318`. Without it, telemetry is on
+    /// when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set.
+    pub otlp_endpoint: Option<String>,
+    /// Record arguments and results on the spans, redacted as the audit log is. Default
+    /// false.
+    pub record_payloads: bool,
+}
+
+/// `[audit]`: where audit events go besides the JSONL file (`audit_log`,
+/// `--audit-log`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct AuditConfig {
+    /// Also send them as OTLP log records (needs telemetry on, see [`TelemetryConfig`]).
+    pub otlp: bool,
+    /// Also write them to PostgreSQL (the table `agent_tools_audit`) at this URL.
+    pub postgres_url: Option<String>,
+    /// The environment variable holding that URL, when `postgres_url` is not given.
+    pub postgres_url_env: Option<String>,
 }
 
 /// `[serve]`: how `serve --http` serves.
@@ -84,10 +125,9 @@ impl Config {
         table.remove("policy");
         let auth = auth::in_config(&file)?;
         table.remove("auth");
-        let serve: ServeConfig = match table.remove("serve") {
-            Some(section) => section.try_into().map_err(|error| file.invalid(error))?,
-            None => ServeConfig::default(),
-        };
+        let serve: ServeConfig = section(&file, &mut table, "serve")?;
+        let telemetry: TelemetryConfig = section(&file, &mut table, "telemetry")?;
+        let audit: AuditConfig = section(&file, &mut table, "audit")?;
         let mut own = toml::Table::new();
         for key in ["default_timeout", "audit_log"] {
             if let Some(value) = table.remove(key) {
@@ -104,6 +144,20 @@ impl Config {
             policy,
             auth,
             serve,
+            telemetry,
+            audit,
         })
+    }
+}
+
+/// The section `name` of the CLI's own, taken out of `table`; its defaults when absent.
+fn section<T: Default + serde::de::DeserializeOwned>(
+    file: &TomlFile,
+    table: &mut toml::Table,
+    name: &str,
+) -> Result<T, ConfigError> {
+    match table.remove(name) {
+        Some(section) => section.try_into().map_err(|error| file.invalid(error)),
+        None => Ok(T::default()),
     }
 }

@@ -38,6 +38,7 @@ mod auth;
 mod commands;
 mod config;
 mod mounts;
+mod observe;
 mod policy;
 mod runtime;
 mod serve;
@@ -47,19 +48,18 @@ mod toml_file;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use auth::{AuthConfig, ScopeConfig};
-pub use config::{Config, ServeConfig};
+pub use config::{AuditConfig, Config, ServeConfig, TelemetryConfig};
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
 
 use crate::builtin_tools::Workspace;
-use crate::{DefinitionOptions, JsonlAudit, Policy, ToolRegistry};
+use crate::{DefinitionOptions, Policy, ToolRegistry};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
@@ -251,9 +251,9 @@ where
     F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let settings = settings(&cli.global)?;
-    let audit = open_audit(&cli.global, &settings)?;
+    let observers = observe::Observers::open(&cli.global, &settings).await?;
     let approver = terminal_approver(cli.global.ask, &cli.command)?;
-    let registry = build_registry(&settings, audit.clone(), approver)?;
+    let registry = build_registry(&settings, &observers, approver)?;
     setup(&registry, &settings).map_err(|error| CliError(crate::error_chain(&*error)))?;
     let announce = match cli.command {
         Command::Serve { .. } => Announce::Counts,
@@ -264,9 +264,7 @@ where
     let status = run_command(&cli.command, registry, &settings, mounted.skipped(), io).await;
     // Whatever the command's outcome: a child server must not outlive us.
     mounted.unmount().await;
-    if let Some(audit) = audit {
-        report_audit_failures(&audit, io);
-    }
+    observers.finish(io).await;
     status
 }
 
@@ -360,16 +358,6 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     })
 }
 
-/// The `--audit-log` (or config) file, shared so its failures can be reported.
-fn open_audit(global: &GlobalArgs, settings: &Settings) -> Result<Option<Arc<JsonlAudit>>, CliError> {
-    let Some(path) = global.audit_log.as_ref().or(settings.config.audit_log.as_ref()) else {
-        return Ok(None);
-    };
-    let audit = JsonlAudit::open(path)
-        .map_err(|error| CliError(format!("cannot open audit log {}: {error}", path.display())))?;
-    Ok(Some(Arc::new(audit)))
-}
-
 /// The terminal approver, for the commands that make calls when `--ask` lets the terminal
 /// decide and someone is at it.
 fn terminal_approver(ask: AskArg, command: &Command) -> Result<Option<TerminalApprover>, CliError> {
@@ -387,15 +375,12 @@ fn terminal_approver(ask: AskArg, command: &Command) -> Result<Option<TerminalAp
 
 fn build_registry(
     settings: &Settings,
-    audit: Option<Arc<JsonlAudit>>,
+    observers: &observe::Observers,
     approver: Option<TerminalApprover>,
 ) -> Result<ToolRegistry, CliError> {
-    let mut builder = ToolRegistry::builder().extension(settings.workspace.clone());
+    let mut builder = observers.register(ToolRegistry::builder().extension(settings.workspace.clone()));
     if let Some(timeout) = settings.config.default_timeout {
         builder = builder.default_timeout(timeout);
-    }
-    if let Some(audit) = audit {
-        builder = builder.audit(audit);
     }
     if let Some(policy) = &settings.policy {
         builder = builder.policy(policy.clone());
@@ -404,19 +389,6 @@ fn build_registry(
         builder = builder.approver(approver);
     }
     Ok(builder.build())
-}
-
-/// A failed audit write never fails a call, but whoever relies on the log must hear of
-/// it.
-fn report_audit_failures(audit: &JsonlAudit, io: &mut Io<'_>) {
-    let failed = audit.failed_writes();
-    if failed > 0 {
-        let path = audit.path().display();
-        let _ = writeln!(
-            io.stderr,
-            "agent-tools: warning: {failed} audit event(s) could not be written to {path}"
-        );
-    }
 }
 
 /// The non-empty token in `$var`, for the option `flag`.

@@ -1,18 +1,18 @@
 //! [`CallTracer`]: a span per tool call, in whatever tracing system the application runs.
-//!
-//! The registry starts a span when a call begins (under the trace context the call came
-//! with, [`ToolCall::with_trace_context`](crate::ToolCall::with_trace_context)), gives
-//! the tool the span's own context ([`ToolContext::trace_context`](crate::ToolContext::trace_context))
-//! so that its outgoing calls continue the trace, and ends the span with the call's
-//! [`AuditEvent`] — arguments and error text redacted as the audit log has them — when
-//! the call ends, however it ends (cancelled calls included).
-//!
-//! This crate only defines the interface, with no tracing dependency; the
-//! `tool-telemetry` crate implements it with OpenTelemetry.
 
 use crate::{AuditEvent, Principal, TraceContext};
 
-/// Starts the span of each call a registry runs; see the [module docs](self).
+/// Starts a span per tool call, in whatever tracing system the application runs.
+///
+/// The registry starts a span when a call begins (under the trace context the call came
+/// with, [`ToolCall::with_trace_context`](crate::ToolCall::with_trace_context)), gives
+/// the tool the span's own context ([`ToolContext::trace_context`](crate::ToolContext::trace_context))
+/// so that its outgoing calls continue the trace, and ends the span with the call's
+/// [`AuditEvent`] — arguments and error text redacted as the audit log has them — when
+/// the call ends, however it ends (cancelled calls included).
+///
+/// This crate only defines the interface, with no tracing dependency; the
+/// `tool-telemetry` crate implements it with OpenTelemetry.
 pub trait CallTracer: Send + Sync + 'static {
     /// Starts the span of a call that is beginning.
     fn start(&self, call: &SpanStart<'_>) -> Box<dyn CallSpan>;

@@ -1,21 +1,4 @@
 //! [`PostgresAudit`]: the audit log as a table several processes write.
-//!
-//! Each call's [`AuditEvent`] becomes one row of `agent_tools_audit`: the columns one
-//! filters by (time, tool, outcome, subject, session, trace), and the whole event as
-//! `jsonb`, as the JSONL log has it. Replicas behind a load balancer write one table,
-//! so "every call, wherever it ran" is one query.
-//!
-//! `record` only queues the event (a registry calls it on the call's task, which must
-//! not wait for a database); a writer task inserts what has queued in one statement per
-//! batch, so a thousand calls a second cost a few inserts. The registry then waits for
-//! [`stored`](tool_core::AuditSink::stored) before it returns the call's result: an
-//! answered call's row is committed even if the process is killed the next moment, at
-//! the cost of one batch's round trip per call (shared by every call in the batch).
-//!
-//! What it does not stop: a database that is down, or a queue that is full
-//! ([`AuditOptions::queue`]), loses events rather than stopping calls — an audit write
-//! never fails a tool call. They are counted ([`PostgresAudit::failed_events`]) and
-//! logged with `tracing`; a caller that must not run calls unaudited checks the count.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,7 +67,24 @@ impl Default for AuditOptions {
     }
 }
 
-/// The audit log in PostgreSQL; see the [module docs](self).
+/// The audit log as a table several processes write.
+///
+/// Each call's [`AuditEvent`] becomes one row of `agent_tools_audit`: the columns one
+/// filters by (time, tool, outcome, subject, session, trace), and the whole event as
+/// `jsonb`, as the JSONL log has it. Replicas behind a load balancer write one table,
+/// so "every call, wherever it ran" is one query.
+///
+/// `record` only queues the event (a registry calls it on the call's task, which must
+/// not wait for a database); a writer task inserts what has queued in one statement per
+/// batch, so a thousand calls a second cost a few inserts. The registry then waits for
+/// [`stored`](tool_core::AuditSink::stored) before it returns the call's result: an
+/// answered call's row is committed even if the process is killed the next moment, at
+/// the cost of one batch's round trip per call (shared by every call in the batch).
+///
+/// What it does not stop: a database that is down, or a queue that is full
+/// ([`AuditOptions::queue`]), loses events rather than stopping calls — an audit write
+/// never fails a tool call. They are counted ([`PostgresAudit::failed_events`]) and
+/// logged with `tracing`; a caller that must not run calls unaudited checks the count.
 #[derive(Clone)]
 pub struct PostgresAudit {
     shared: Arc<Shared>,

@@ -1,15 +1,4 @@
 //! [`Pool`]: a fixed set of PostgreSQL connections, shared by every task.
-//!
-//! A `tokio_postgres::Client` pipelines the queries of the tasks that use it at once, so
-//! a connection is not checked out to one task the way a blocking driver's is: each use
-//! takes the next connection in turn and runs its statements on it alongside others.
-//! That suits single statements (an upsert, a search, a batch insert); a transaction
-//! needs a connection of its own ([`Pool::connect`]). A connection the server closed (a
-//! restart, a failover, an idle timeout) is replaced on its next turn; the statement
-//! that found it closed fails with the server's error rather than running twice.
-//!
-//! Each connection keeps its prepared statements, so a statement is parsed once per
-//! connection, not once per use.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -74,7 +63,18 @@ impl PoolOptions {
     }
 }
 
-/// Connections to one PostgreSQL database; see the [module docs](self).
+/// A fixed set of PostgreSQL connections, shared by every task.
+///
+/// A `tokio_postgres::Client` pipelines the queries of the tasks that use it at once, so
+/// a connection is not checked out to one task the way a blocking driver's is: each use
+/// takes the next connection in turn and runs its statements on it alongside others.
+/// That suits single statements (an upsert, a search, a batch insert); a transaction
+/// needs a connection of its own ([`Pool::connect`]). A connection the server closed (a
+/// restart, a failover, an idle timeout) is replaced on its next turn; the statement
+/// that found it closed fails with the server's error rather than running twice.
+///
+/// Each connection keeps its prepared statements, so a statement is parsed once per
+/// connection, not once per use.
 pub struct Pool {
     config: Config,
     tls: MakeRustlsConnect,

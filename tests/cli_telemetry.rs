@@ -117,3 +117,24 @@ fn settings_that_cannot_work_stop_the_command_before_any_call() {
     let unset = refused("[audit]\npostgres_url_env = \"NO_SUCH_AUDIT_URL\"\n");
     assert!(unset.contains("$NO_SUCH_AUDIT_URL is not set"), "{unset}");
 }
+
+#[test]
+fn the_documented_replica_configuration_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/agent-tools.toml");
+    let config = agent_tools::cli::Config::load(&path).expect("deploy/agent-tools.toml loads");
+    assert!(config.serve.stateless);
+    assert!(config.audit.otlp);
+    assert_eq!(
+        config.audit.postgres_url_env.as_deref(),
+        Some("AGENT_TOOLS_DATABASE_URL")
+    );
+    assert_eq!(
+        config.builtins.memory.url_env.as_deref(),
+        Some("AGENT_TOOLS_DATABASE_URL")
+    );
+    assert!(config.builtins.memory.per_principal);
+    assert_eq!(
+        config.telemetry.otlp_endpoint.as_deref(),
+        Some("http://127.0.0.1:4318")
+    );
+}

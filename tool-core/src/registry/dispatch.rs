@@ -16,7 +16,7 @@ use super::gate::{Gated, Refusal};
 use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
-use super::recorder::AuditRecorder;
+use super::recorder::{AuditRecorder, Storing};
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::{CallCancellation, CallParts};
 use crate::suggest;
@@ -75,19 +75,24 @@ impl ToolRegistry {
         let finished = self
             .execute(started, &id, &name, arguments, options, &mut recorder)
             .await;
-        self.result(started, id, name, finished, recorder).await
+        let (result, storing) = self.result(started, id, name, finished, recorder);
+        if let Some(storing) = storing {
+            storing.wait().await;
+        }
+        result
     }
 
-    /// The result of a finished call, cut to the output limit and recorded; returned once
-    /// the audit sinks that store in the background have stored it.
-    pub(super) async fn result(
+    /// The result of a finished call, cut to the output limit and recorded, and what the
+    /// audit sinks that store in the background still have to store before it may be
+    /// returned.
+    pub(super) fn result(
         &self,
         started: Instant,
         call_id: String,
         name: String,
         finished: Finished,
         recorder: AuditRecorder<'_>,
-    ) -> ToolResult {
+    ) -> (ToolResult, Option<Storing>) {
         let (output, output_bytes) = match self.config().max_output_bytes {
             Some(max) => {
                 let (output, size) = limit_output(finished.output, max);
@@ -104,10 +109,8 @@ impl ToolRegistry {
             repairs: finished.repairs,
             pending: finished.pending,
         };
-        if let Some(storing) = recorder.finish(&result, output_bytes) {
-            storing.wait().await;
-        }
-        result
+        let storing = recorder.finish(&result, output_bytes);
+        (result, storing)
     }
 
     /// Runs calls concurrently; results come back in the order of `calls`. Honors the

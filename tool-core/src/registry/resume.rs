@@ -87,7 +87,11 @@ impl ToolRegistry {
         let finished = self
             .decide_resumed(started, pending, options, decision, &mut recorder)
             .await;
-        self.result(started, call_id, name, finished, recorder).await
+        let (result, storing) = self.result(started, call_id, name, finished, recorder);
+        if let Some(storing) = storing {
+            storing.wait().await;
+        }
+        result
     }
 
     async fn decide_resumed(

@@ -377,13 +377,20 @@ async fn a_replica_killed_under_load_loses_no_answered_call() {
         .collect();
     let audited = check_audit("the JSONL files", jsonl, &answered, failed.len());
     let in_table = check_audit("the PostgreSQL table", table, &answered, failed.len());
-    assert_eq!(audited, in_table, "both logs hold the same calls");
+    // They differ only in calls the kill cut off: the JSONL line is written as the call
+    // ends, the row a batch later (before the answer leaves, but maybe not before the kill).
+    let differ: Vec<&usize> = audited.symmetric_difference(&in_table).collect();
+    assert!(
+        differ.iter().all(|n| !answered.contains(n)),
+        "the logs differ in answered calls: {differ:?}"
+    );
     eprintln!(
-        "{CALLS} calls: {} answered, {} failed visibly, {} audit lines in each log ({} of them for calls whose answer the kill cut off)",
+        "{CALLS} calls: {} answered, {} failed visibly; audited: {} in the JSONL files, {} in the table \
+         (beyond the answered ones: calls whose answer the kill cut off)",
         answered.len(),
         failed.len(),
         audited.len(),
-        audited.iter().filter(|n| !answered.contains(n)).count()
+        in_table.len()
     );
 }
 

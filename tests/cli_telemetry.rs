@@ -67,10 +67,7 @@ async fn a_call_is_a_span_a_log_record_and_a_row_of_one_trace() {
     assert_eq!(record.event_name, "agent_tools.tool_call");
     assert_eq!(record.span_id, span.span_id);
 
-    let (db, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let db = postgres::client(&database).await;
     let row = db
         .query_one(
             "SELECT tool, outcome, trace_id, span_id FROM agent_tools_audit",

@@ -337,20 +337,13 @@ async fn a_replica_killed_under_load_loses_no_answered_call() {
     );
 
     // Every answered write is in the database.
-    let (db, connection) = tokio_postgres::connect(&deployment.database, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let stored: BTreeSet<String> = db
-        .query(
-            "SELECT key FROM agent_tools_memories WHERE namespace = 'shared' AND key LIKE 'load-%'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let stored: BTreeSet<String> = postgres::strings(
+        &deployment.database,
+        "SELECT key FROM agent_tools_memories WHERE namespace = 'shared' AND key LIKE 'load-%'",
+    )
+    .await
+    .into_iter()
+    .collect();
     for n in answered.iter().filter(|n| n.is_multiple_of(2)) {
         assert!(
             stored.contains(&format!("load-{n}")),
@@ -368,13 +361,12 @@ async fn a_replica_killed_under_load_loses_no_answered_call() {
             .map(|line| serde_json::from_str::<Value>(line).unwrap())
             .collect::<Vec<_>>(),
     );
-    let table: Vec<Value> = db
-        .query("SELECT event::text FROM agent_tools_audit", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|row| serde_json::from_str(row.get::<_, &str>(0)).unwrap())
-        .collect();
+    let table: Vec<Value> =
+        postgres::strings(&deployment.database, "SELECT event::text FROM agent_tools_audit")
+            .await
+            .iter()
+            .map(|event| serde_json::from_str(event).unwrap())
+            .collect();
     let audited = check_audit("the JSONL files", jsonl, &answered, failed.len());
     let in_table = check_audit("the PostgreSQL table", table, &answered, failed.len());
     // They differ only in calls the kill cut off: the JSONL line is written as the call

@@ -9,50 +9,20 @@
 //! write throughput is the store's own (`MemoryStore::write`), which `memory_write` calls.
 
 use std::hint::black_box;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 use builtin_tools::memory::{MemoryStore, NewMemory};
-use builtin_tools::{Builtins, Workspace};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
-use tokio::runtime::Runtime;
 use tool_core::{ToolCall, ToolRegistry, ToolResult};
 
 /// Memories in the search corpus.
 const CORPUS: u64 = 100_000;
-/// Written next to the database once it is complete; bump when the generator changes.
-const MARKER: &str = "memory.db.complete-v3";
+/// The corpus's version: bump when the generator changes, to build it again.
+const VERSION: &str = "v3";
 
 #[path = "support/corpus.rs"]
 mod corpus;
-use corpus::{QUERIES, Rng, memory_text, tags};
-
-/// The corpus database, built on first use.
-fn corpus(runtime: &Runtime) -> MemoryStore {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../bench-data");
-    let path = dir.join("memory.db");
-    if !dir.join(MARKER).exists() {
-        for stale in ["memory.db", "memory.db-wal", "memory.db-shm"] {
-            let _ = std::fs::remove_file(dir.join(stale));
-        }
-        let store = MemoryStore::open(&path).expect("the corpus database opens");
-        let started = std::time::Instant::now();
-        runtime.block_on(fill(&store, CORPUS));
-        eprintln!("built {} memories in {:.1?}", CORPUS, started.elapsed());
-        std::fs::write(dir.join(MARKER), "").expect("the marker is written");
-    }
-    MemoryStore::open(&path).expect("the corpus database opens")
-}
-
-async fn fill(store: &MemoryStore, count: u64) {
-    let mut rng = Rng(42);
-    for _ in 0..count {
-        let tags = tags(&mut rng);
-        let memory = NewMemory::new(memory_text(&mut rng), None, &tags).expect("a valid memory");
-        store.write(memory).await.expect("the memory is written");
-    }
-}
+use corpus::{QUERIES, Rng, memory_text, registry, sqlite_corpus};
 
 fn search(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -60,18 +30,10 @@ fn search(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("a runtime");
-    let store = corpus(&runtime);
+    let store = sqlite_corpus(&runtime, "memory.db", VERSION, CORPUS);
     // The workspace is only what the builder needs; the store lives outside it.
     let temp = tempfile::tempdir().expect("a temporary directory");
-    let workspace = Workspace::open(temp.path()).expect("the workspace opens");
-    let builtins = Builtins::builder(workspace)
-        .memory(store)
-        .build()
-        .expect("the configuration is valid");
-    let registry = ToolRegistry::new();
-    Arc::new(builtins)
-        .register_all(&registry)
-        .expect("the tools register");
+    let registry = registry(temp.path(), store);
     let registry = &registry;
     let mut group = c.benchmark_group("memory_search_100k");
     let mut next = 0;

@@ -12,27 +12,23 @@
 //! (`*/mixed_queries`). Calls go through the registry, as a user's call does.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use builtin_tools::memory::{MemoryStore, NewMemory};
-use builtin_tools::{Builtins, Workspace};
+use builtin_tools::memory::MemoryStore;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use tokio::runtime::Runtime;
 use tool_core::{ToolCall, ToolRegistry, ToolResult};
 
 #[path = "support/corpus.rs"]
 mod corpus;
-use corpus::{QUERIES, Rng, memory_text, tags};
+use corpus::{QUERIES, fill, registry, sqlite_corpus};
 
 #[path = "../../tests/support/postgres.rs"]
 mod postgres;
 
 /// Memories in each store.
 const CORPUS: u64 = 1_000_000;
-/// Written next to the SQLite file once it is complete; bump when the generator changes.
-const MARKER: &str = "memory-1m.db.complete-v1";
+/// The corpus's version: bump when the generator changes, to build it again.
+const VERSION: &str = "v2";
 /// Writers filling PostgreSQL at once.
 const WRITERS: u64 = 16;
 
@@ -44,7 +40,7 @@ fn search(c: &mut Criterion) {
         .expect("a runtime");
     let server = postgres::PgServer::persistent(std::env::temp_dir().join("agent-tools-bench-postgres"));
     let postgres = runtime.block_on(postgres_corpus(&server.database_named("memory_1m")));
-    let sqlite = sqlite_corpus(&runtime);
+    let sqlite = sqlite_corpus(&runtime, "memory-1m.db", VERSION, CORPUS);
     let temp = tempfile::tempdir().expect("a temporary directory");
     let mut group = c.benchmark_group("memory_search_1m");
     for (name, store) in [("postgres", postgres), ("sqlite", sqlite)] {
@@ -75,19 +71,6 @@ fn search(c: &mut Criterion) {
     );
 }
 
-fn registry(workspace: &Path, store: MemoryStore) -> ToolRegistry {
-    let workspace = Workspace::open(workspace).expect("the workspace opens");
-    let builtins = Builtins::builder(workspace)
-        .memory(store)
-        .build()
-        .expect("the configuration is valid");
-    let registry = ToolRegistry::new();
-    Arc::new(builtins)
-        .register_all(&registry)
-        .expect("the tools register");
-    registry
-}
-
 async fn run_search(registry: &ToolRegistry, query: &str) -> ToolResult {
     let arguments = json!({"query": query});
     let result = registry
@@ -105,10 +88,7 @@ async fn postgres_corpus(url: &str) -> MemoryStore {
     if store.count().await.expect("the store counts") == CORPUS {
         return store;
     }
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("a client connects");
-    tokio::spawn(connection);
+    let client = postgres::client(url).await;
     client
         .batch_execute("TRUNCATE agent_tools_memories")
         .await
@@ -116,14 +96,7 @@ async fn postgres_corpus(url: &str) -> MemoryStore {
     let started = std::time::Instant::now();
     let writers = (0..WRITERS).map(|writer| {
         let store = store.clone();
-        tokio::spawn(async move {
-            let mut rng = Rng(1000 + writer);
-            for _ in 0..CORPUS / WRITERS {
-                let memory =
-                    NewMemory::new(memory_text(&mut rng), None, &tags(&mut rng)).expect("a valid memory");
-                store.write(memory).await.expect("the memory is written");
-            }
-        })
+        tokio::spawn(async move { fill(&store, CORPUS / WRITERS, 1000 + writer).await })
     });
     for writer in writers.collect::<Vec<_>>() {
         writer.await.expect("the writer finishes");
@@ -137,30 +110,6 @@ async fn postgres_corpus(url: &str) -> MemoryStore {
         started.elapsed()
     );
     store
-}
-
-/// The SQLite corpus, built unless complete.
-fn sqlite_corpus(runtime: &Runtime) -> MemoryStore {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../bench-data");
-    let path = dir.join("memory-1m.db");
-    if !dir.join(MARKER).exists() {
-        for stale in ["memory-1m.db", "memory-1m.db-wal", "memory-1m.db-shm"] {
-            let _ = std::fs::remove_file(dir.join(stale));
-        }
-        let store = MemoryStore::open(&path).expect("the corpus database opens");
-        let started = std::time::Instant::now();
-        runtime.block_on(async {
-            let mut rng = Rng(42);
-            for _ in 0..CORPUS {
-                let memory =
-                    NewMemory::new(memory_text(&mut rng), None, &tags(&mut rng)).expect("a valid memory");
-                store.write(memory).await.expect("the memory is written");
-            }
-        });
-        eprintln!("built {CORPUS} memories in SQLite in {:.1?}", started.elapsed());
-        std::fs::write(dir.join(MARKER), "").expect("the marker is written");
-    }
-    MemoryStore::open(&path).expect("the corpus database opens")
 }
 
 criterion_group!(benches, search);

@@ -31,15 +31,6 @@ async fn found(store: &MemoryStore, query: &str, tags: &[&str]) -> Vec<i64> {
     results.hits.iter().map(|hit| hit.id).collect()
 }
 
-/// A plain client for what the store does not do (inspecting, sabotaging).
-async fn client(url: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("a client connects");
-    tokio::spawn(connection);
-    client
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_ranks_words_tags_and_keys_as_on_sqlite() {
     let (store, _) = store().await;
@@ -218,7 +209,7 @@ async fn query_syntax_is_only_ever_text() {
         Err(MemoryError::KeyNotFound(_))
     ));
 
-    let count: i64 = client(&url)
+    let count: i64 = postgres::client(&url)
         .await
         .query_one("SELECT count(*) FROM agent_tools_memories", &[])
         .await
@@ -343,7 +334,7 @@ async fn replicas_starting_together_migrate_once_and_newer_schemas_are_refused()
     for connect in connects.collect::<Vec<_>>() {
         connect.await.unwrap().expect("every replica connects");
     }
-    let admin = client(&url).await;
+    let admin = postgres::client(&url).await;
     let version: i32 = admin
         .query_one(
             "SELECT version FROM agent_tools_schema WHERE component = 'memory'",
@@ -382,16 +373,8 @@ async fn connections_the_server_drops_are_replaced() {
         .await
         .unwrap()
         .id;
-    let admin = client(&url).await;
-    let killed = admin
-        .query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid()",
-            &[],
-        )
-        .await
-        .unwrap();
-    assert!(!killed.is_empty(), "the store's connections were open");
+    let killed = postgres::terminate_other_connections(&url).await;
+    assert!(killed > 0, "the store's connections were open");
     // A call may meet its connection just as it closes, and fails with the server's
     // error (it is not retried: it might have run); a later call reconnects.
     let mut failures = Vec::new();
@@ -495,17 +478,11 @@ async fn per_principal_memories_through_the_tools() {
         "{anonymous}"
     );
 
-    let admin = client(&url).await;
-    let namespaces: Vec<String> = admin
-        .query(
-            "SELECT namespace FROM agent_tools_memories ORDER BY namespace",
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
+    let namespaces = postgres::strings(
+        &url,
+        "SELECT namespace FROM agent_tools_memories ORDER BY namespace",
+    )
+    .await;
     assert_eq!(namespaces, ["team", "team/principal:alice", "team/principal:bob"]);
 }
 

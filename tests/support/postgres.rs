@@ -195,6 +195,43 @@ impl Drop for PgServer {
     }
 }
 
+/// A plain client of `url`, for what a test checks or sabotages behind the code under
+/// test; its connection runs on the current runtime.
+pub(crate) async fn client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("a client connects");
+    tokio::spawn(connection);
+    client
+}
+
+/// Ends every other connection to `url`'s database, as a restart or a network fault
+/// would; returns how many there were.
+pub(crate) async fn terminate_other_connections(url: &str) -> usize {
+    client(url)
+        .await
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .expect("the connections are listed")
+        .len()
+}
+
+/// The first column of every row `sql` returns, as text.
+pub(crate) async fn strings(url: &str, sql: &str) -> Vec<String> {
+    client(url)
+        .await
+        .query(sql, &[])
+        .await
+        .expect("the query runs")
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+}
+
 fn initdb(bin: &Path, data: &Path, as_root: bool) {
     let initdb = run_as_owner(as_root, &bin.join("initdb"))
         .arg("-D")

@@ -34,14 +34,6 @@ fn registry(audit: PostgresAudit) -> ToolRegistry {
     registry
 }
 
-async fn client(url: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("a client connects");
-    tokio::spawn(connection);
-    client
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_call_is_a_row_with_its_event() {
     let url = postgres::server().database();
@@ -67,7 +59,7 @@ async fn each_call_is_a_row_with_its_event() {
         .call(ToolCall::new("c3", "echo", json!({"text": "a\u{0}b"})))
         .await;
 
-    let db = client(&url).await;
+    let db = postgres::client(&url).await;
     let rows = db
         .query(
             "SELECT call_id, tool, outcome, session_id, error, event FROM agent_tools_audit ORDER BY id",
@@ -110,7 +102,7 @@ async fn many_calls_at_once_are_batched_and_none_is_lost() {
     let calls = (0..1000).map(|n| ToolCall::new(format!("c{n}"), "echo", json!({"text": n.to_string()})));
     let results = registry.call_all(calls.collect()).await;
     assert!(results.iter().all(|result| !result.is_error()));
-    let db = client(&url).await;
+    let db = postgres::client(&url).await;
     let count: i64 = db
         .query_one("SELECT count(DISTINCT call_id) FROM agent_tools_audit", &[])
         .await
@@ -130,22 +122,15 @@ async fn a_writer_whose_connection_is_killed_reconnects() {
     registry
         .call(ToolCall::new("before", "echo", json!({"text": "x"})))
         .await;
-    let db = client(&url).await;
-    let killed = db
-        .query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid()",
-            &[],
-        )
-        .await
-        .unwrap();
-    assert_eq!(killed.len(), 1, "the writer's connection");
+    let killed = postgres::terminate_other_connections(&url).await;
+    assert_eq!(killed, 1, "the writer's connection");
     for n in 0..5 {
         registry
             .call(ToolCall::new(format!("after{n}"), "echo", json!({"text": "y"})))
             .await;
     }
-    let count: i64 = db
+    let count: i64 = postgres::client(&url)
+        .await
         .query_one("SELECT count(*) FROM agent_tools_audit", &[])
         .await
         .unwrap()
@@ -165,7 +150,7 @@ async fn an_unreachable_database_never_holds_up_a_call() {
         .unwrap();
     let registry = registry(audit.clone());
     // The database goes away under the writer.
-    let db = client(&postgres::server().url()).await;
+    let db = postgres::client(&postgres::server().url()).await;
     let name = url.rsplit('/').next().unwrap().to_owned();
     db.execute(&format!("DROP DATABASE \"{name}\" WITH (FORCE)"), &[])
         .await
@@ -211,7 +196,7 @@ async fn a_process_killed_as_a_call_returns_has_audited_it() {
         .status()
         .unwrap();
     assert!(!status.success(), "the child aborted");
-    let db = client(&url).await;
+    let db = postgres::client(&url).await;
     let count: i64 = db
         .query_one(
             "SELECT count(*) FROM agent_tools_audit WHERE call_id = 'last-words'",

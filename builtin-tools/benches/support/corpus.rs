@@ -6,6 +6,14 @@
 
 #![allow(dead_code)] // each benchmark uses part of it
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use builtin_tools::memory::{MemoryStore, NewMemory};
+use builtin_tools::{Builtins, Workspace};
+use tokio::runtime::Runtime;
+use tool_core::ToolRegistry;
+
 /// Queries a model would send, from a single rare identifier to common words.
 pub(crate) const QUERIES: &[&str] = &[
     "postgres replica lag",
@@ -381,4 +389,52 @@ fn date(rng: &mut Rng) -> String {
 pub(crate) fn tags(rng: &mut Rng) -> Vec<String> {
     let count = rng.index(3);
     (0..count).map(|_| rng.skewed(SERVICES).to_owned()).collect()
+}
+
+/// Writes `count` memories drawn from `seed`.
+pub(crate) async fn fill(store: &MemoryStore, count: u64, seed: u64) {
+    let mut rng = Rng(seed);
+    for _ in 0..count {
+        let tags = tags(&mut rng);
+        let memory = NewMemory::new(memory_text(&mut rng), None, &tags).expect("a valid memory");
+        store.write(memory).await.expect("the memory is written");
+    }
+}
+
+/// The SQLite corpus of `count` memories (from the seed 42) in
+/// `target/bench-data/<file>`, built unless `<file>.complete-<version>` says it is.
+pub(crate) fn sqlite_corpus(runtime: &Runtime, file: &str, version: &str, count: u64) -> MemoryStore {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("../bench-data");
+    let path = dir.join(file);
+    let marker = dir.join(format!("{file}.complete-{version}"));
+    if !marker.exists() {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(dir.join(format!("{file}{suffix}")));
+        }
+        let store = MemoryStore::open(&path).expect("the corpus database opens");
+        let started = std::time::Instant::now();
+        runtime.block_on(fill(&store, count, 42));
+        eprintln!(
+            "built {count} memories in {} in {:.1?}",
+            path.display(),
+            started.elapsed()
+        );
+        std::fs::write(&marker, "").expect("the marker is written");
+    }
+    MemoryStore::open(&path).expect("the corpus database opens")
+}
+
+/// A registry with the built-in tools, their memory in `store`; `workspace` is only what
+/// the builder needs.
+pub(crate) fn registry(workspace: &Path, store: MemoryStore) -> ToolRegistry {
+    let workspace = Workspace::open(workspace).expect("the workspace opens");
+    let builtins = Builtins::builder(workspace)
+        .memory(store)
+        .build()
+        .expect("the configuration is valid");
+    let registry = ToolRegistry::new();
+    Arc::new(builtins)
+        .register_all(&registry)
+        .expect("the tools register");
+    registry
 }

@@ -41,6 +41,7 @@ mod spec;
 pub mod suggest;
 pub mod testing;
 mod tool;
+mod tool_search;
 mod toolset;
 mod trace_context;
 mod tracer;
@@ -71,6 +72,7 @@ pub use registry::{
 };
 pub use spec::{ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
+pub use tool_search::{TOOL_SEARCH, ToolSearchMode};
 pub use toolset::Toolset;
 pub use trace_context::TraceContext;
 pub use tracer::{CallSpan, CallTracer, SpanStart};

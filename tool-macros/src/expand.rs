@@ -98,6 +98,7 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
         ("open_world", attrs.open_world),
         ("strict", attrs.strict),
         ("edits_files", attrs.edits_files),
+        ("defer", attrs.defer),
     ];
     for (method, value) in flags {
         if let Some(value) = value {

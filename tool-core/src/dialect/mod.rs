@@ -37,7 +37,7 @@ use serde_json::Value;
 pub use issue::SchemaIssue;
 pub(crate) use tree::{accepts_null, resolve};
 
-use crate::ToolSpec;
+use crate::{ToolSearchMode, ToolSpec};
 
 /// A provider's tool definition format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,16 +182,26 @@ pub struct DefinitionOptions {
     pub strict: Strict,
     /// For Gemini: `parameters` or `parametersJsonSchema`.
     pub gemini_schema: GeminiSchema,
+    /// How [deferred](crate::ToolMeta::defer) tools are offered.
+    pub tool_search: ToolSearchMode,
 }
 
 impl DefinitionOptions {
-    /// Options for `dialect` with [`Strict::Auto`] and [`GeminiSchema::Auto`].
+    /// Options for `dialect` with [`Strict::Auto`], [`GeminiSchema::Auto`] and
+    /// [`ToolSearchMode::Native`].
     pub fn new(dialect: Dialect) -> Self {
         Self {
             dialect,
             strict: Strict::Auto,
             gemini_schema: GeminiSchema::Auto,
+            tool_search: ToolSearchMode::Native,
         }
+    }
+
+    /// Sets how deferred tools are offered.
+    pub fn tool_search(mut self, mode: ToolSearchMode) -> Self {
+        self.tool_search = mode;
+        self
     }
 
     /// Sets the strict policy.
@@ -283,7 +293,7 @@ pub struct Definition {
 }
 
 impl Definition {
-    fn new(value: Value) -> Self {
+    pub(crate) fn new(value: Value) -> Self {
         Self {
             value,
             strict: false,

@@ -7,7 +7,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    Approver, Caller, Extensions, Outcome, PendingCall, Principal, ProgressReporter, ToolOutput, TraceContext,
+    Approver, Caller, DefinitionOptions, Extensions, Outcome, PendingCall, Principal, ProgressReporter,
+    ToolOutput, TraceContext,
 };
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
@@ -138,6 +139,18 @@ impl ToolCall {
     /// Per-call state for the tool, looked up before the registry's extensions.
     pub fn with_extensions(mut self, extensions: Extensions) -> Self {
         self.options.extensions = Some(extensions);
+        self
+    }
+
+    /// The format the caller reads tool definitions in, for tools that answer with some:
+    /// the registry's [`tool_search`](crate::TOOL_SEARCH) returns the definitions of the
+    /// tools it found in this format (MCP's when unset), for the caller's next request.
+    /// Kept with the call's [extensions](Self::with_extensions).
+    pub fn with_definition_options(mut self, options: DefinitionOptions) -> Self {
+        self.options
+            .extensions
+            .get_or_insert_with(Extensions::new)
+            .insert(options);
         self
     }
 

@@ -73,7 +73,7 @@ impl ToolRegistry {
     fn derive(&self, entries: Vec<Entry>) -> ToolRegistry {
         let mut derived = ToolRegistry::with_config(
             self.config().clone(),
-            ToolTable::from_entries(entries, self.config().policy.as_ref()),
+            ToolTable::from_entries(entries, self.config()),
         );
         derived.session_id = self.session_id.clone();
         derived

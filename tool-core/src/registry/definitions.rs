@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 
 use super::ToolRegistry;
-use crate::{Definition, DefinitionOptions, Dialect, ToolSpec};
+use crate::tool_search;
+use crate::{Definition, DefinitionOptions, Dialect, ToolSearchMode, ToolSpec};
 
 /// The definitions rendered for one tool; few option sets are ever used, so a list.
 #[derive(Default)]
@@ -30,35 +31,103 @@ impl DefinitionCache {
 
 impl ToolRegistry {
     /// The tool definitions in a provider's request format, in registration order, with
-    /// [`Strict::Auto`](crate::Strict::Auto).
+    /// [`Strict::Auto`](crate::Strict::Auto) and, when tools are deferred,
+    /// [`ToolSearchMode::Native`].
     pub fn definitions(&self, dialect: Dialect) -> Vec<Value> {
         self.definitions_with(DefinitionOptions::new(dialect))
     }
 
-    /// The tool definitions rendered with `options`, in registration order.
+    /// The tool definitions rendered with `options`, in registration order; deferred
+    /// tools as [`options.tool_search`](DefinitionOptions::tool_search) says, a
+    /// provider's own search tool last.
     pub fn definitions_with(&self, options: DefinitionOptions) -> Vec<Value> {
-        let rendered = self.rendered(options);
-        rendered
-            .iter()
-            .map(|definition| definition.value.clone())
+        self.offered(options)
+            .into_iter()
+            .map(|offered| offered.value())
             .collect()
     }
 
     /// The definitions with what each dialect could not express: why a tool is not
     /// strict, what a provider would reject.
     pub fn rendered_definitions(&self, options: DefinitionOptions) -> Vec<Definition> {
-        let rendered = self.rendered(options);
-        rendered
-            .iter()
-            .map(|definition| Definition::clone(definition))
+        self.offered(options)
+            .into_iter()
+            .map(|offered| offered.definition())
             .collect()
     }
 
-    fn rendered(&self, options: DefinitionOptions) -> Vec<Arc<Definition>> {
-        self.table()
-            .entries
-            .iter()
-            .map(|entry| entry.definitions.get(options, entry.tool.spec()))
-            .collect()
+    /// What a request offers the model, before cloning into values.
+    fn offered(&self, options: DefinitionOptions) -> Vec<Offered> {
+        let table = self.table();
+        let deferring = table.search.is_some();
+        let native = match options.tool_search {
+            ToolSearchMode::Native if deferring => tool_search::native_search_tool(options.dialect),
+            _ => None,
+        };
+        // The rendering of one tool does not depend on how deferral is offered.
+        let key = options.tool_search(ToolSearchMode::default());
+        let mut offered = Vec::with_capacity(table.entries.len() + 1);
+        for (position, entry) in table.entries.iter().enumerate() {
+            let is_search = table.search == Some(position);
+            let deferred = table.deferred[position];
+            let shown = match options.tool_search {
+                ToolSearchMode::LoadAll => !is_search,
+                _ if native.is_some() => !is_search,
+                _ => !deferred,
+            };
+            if shown {
+                offered.push(Offered::Tool {
+                    definition: entry.definitions.get(key, entry.tool.spec()),
+                    defer_loading: deferred && native.is_some(),
+                });
+            }
+        }
+        offered.extend(native.map(Offered::ProviderSearch));
+        offered
+    }
+}
+
+/// One entry of a request's tool list.
+enum Offered {
+    /// A registered tool, marked deferred for a provider's own search.
+    Tool {
+        definition: Arc<Definition>,
+        defer_loading: bool,
+    },
+    /// The provider's search tool.
+    ProviderSearch(Value),
+}
+
+impl Offered {
+    fn value(self) -> Value {
+        match self {
+            Offered::Tool {
+                definition,
+                defer_loading,
+            } => {
+                let mut value = definition.value.clone();
+                if defer_loading {
+                    tool_search::mark_deferred(&mut value);
+                }
+                value
+            }
+            Offered::ProviderSearch(value) => value,
+        }
+    }
+
+    fn definition(self) -> Definition {
+        match self {
+            Offered::Tool {
+                definition,
+                defer_loading,
+            } => {
+                let mut definition = Definition::clone(&definition);
+                if defer_loading {
+                    tool_search::mark_deferred(&mut definition.value);
+                }
+                definition
+            }
+            Offered::ProviderSearch(value) => Definition::new(value),
+        }
     }
 }

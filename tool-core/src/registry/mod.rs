@@ -32,6 +32,7 @@ pub(crate) use isolation::panic_message;
 use crate::approval::{PendingCalls, SessionGrants};
 use crate::audit::redact::Redactor;
 use crate::policy::ToolRules;
+use crate::tool_search::{self, Deferral, TOOL_SEARCH};
 use crate::validation::{ArgValidator, InvalidArguments};
 use crate::{
     Approver, AuditSink, CallTracer, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec,
@@ -112,6 +113,8 @@ pub(crate) struct Config {
     pub(crate) retry_counts: Arc<limits::RetryCounts>,
     pub(crate) max_calls_per_session: Option<u64>,
     pub(crate) session_calls: Arc<limits::SessionCalls>,
+    /// Which tools are deferred besides those marked so.
+    pub(crate) deferral: Deferral,
 }
 
 /// The tools, in registration order, with a name index, and the policy's rules for each
@@ -122,6 +125,10 @@ struct ToolTable {
     index: HashMap<Arc<str>, usize>,
     /// Parallel to `entries`; empty without a policy.
     rules: Vec<Arc<ToolRules>>,
+    /// Parallel to `entries`: whether each is deferred.
+    deferred: Vec<bool>,
+    /// Where the registry's own `tool_search` is, while any tool is deferred.
+    search: Option<usize>,
 }
 
 /// A registered tool with its compiled validator; one `Arc`, so a call's lookup costs a
@@ -206,7 +213,28 @@ pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, Registr
 }
 
 impl ToolTable {
-    fn from_entries(entries: Vec<Entry>, policy: Option<&Policy>) -> Self {
+    /// The table of `entries`, with the registry's `tool_search` over the deferred ones
+    /// (made anew: the search indexes the tools of one table).
+    fn from_entries(mut entries: Vec<Entry>, config: &Config) -> Self {
+        entries.retain(|entry| !tool_search::is_registry_search(entry.tool.spec()));
+        let mut deferred: Vec<bool> = entries
+            .iter()
+            .map(|entry| config.deferral.defers(entry.tool.spec()))
+            .collect();
+        let mut search = None;
+        let named_search = entries.iter().any(|entry| &*entry.name == TOOL_SEARCH);
+        if deferred.contains(&true) && !named_search {
+            let catalog = entries
+                .iter()
+                .zip(&deferred)
+                .filter(|(_, deferred)| **deferred)
+                .map(|(entry, _)| entry.tool.clone())
+                .collect();
+            search = Some(entries.len());
+            entries.push(tool_search::search_entry(catalog));
+            deferred.push(false);
+        }
+        let policy = config.policy.as_ref();
         let index = entries
             .iter()
             .enumerate()
@@ -222,6 +250,8 @@ impl ToolTable {
             entries,
             index,
             rules,
+            deferred,
+            search,
         }
     }
 
@@ -264,6 +294,7 @@ pub struct ToolRegistryBuilder {
     hooks: Vec<Arc<dyn Hook>>,
     retries: Option<u32>,
     max_calls_per_session: Option<u64>,
+    deferral: Deferral,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -282,6 +313,7 @@ impl Default for ToolRegistryBuilder {
             hooks: Vec::new(),
             retries: None,
             max_calls_per_session: None,
+            deferral: Deferral::default(),
         }
     }
 }
@@ -396,6 +428,41 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Defers every tool except those named in `core`, now and registered later
+    /// (mounted ones included): the model is shown the core tools and a tool search, and
+    /// loads the rest on demand. See [`ToolSearchMode`](crate::ToolSearchMode).
+    ///
+    /// ```
+    /// use tool_core::{Dialect, DefinitionOptions, DynamicTool, ToolOutput, ToolRegistry, ToolSearchMode};
+    ///
+    /// let registry = ToolRegistry::builder().defer_all_except(["read"]).build();
+    /// for name in ["read", "send_email", "create_invoice"] {
+    ///     let tool = DynamicTool::new(name, "A tool.", serde_json::json!({"type": "object"}), |_, _| async {
+    ///         Ok::<_, tool_core::ToolError>(ToolOutput::text("done"))
+    ///     });
+    ///     registry.register(tool).unwrap();
+    /// }
+    /// let names = |definitions: Vec<serde_json::Value>| -> Vec<String> {
+    ///     definitions.iter().map(|d| d["function"]["name"].as_str().unwrap().to_owned()).collect()
+    /// };
+    /// assert_eq!(names(registry.definitions(Dialect::OpenAiChat)), ["read", "tool_search"]);
+    /// let all = DefinitionOptions::new(Dialect::OpenAiChat).tool_search(ToolSearchMode::LoadAll);
+    /// assert_eq!(names(registry.definitions_with(all)).len(), 3);
+    /// ```
+    pub fn defer_all_except<I, S>(mut self, core: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.deferral = Deferral::all_except(core.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Defers every tool: the model starts with only the tool search.
+    pub fn defer_all(self) -> Self {
+        self.defer_all_except(std::iter::empty::<String>())
+    }
+
     /// Builds an empty registry.
     pub fn build(self) -> ToolRegistry {
         ToolRegistry::with_config(
@@ -417,6 +484,7 @@ impl ToolRegistryBuilder {
                 retry_counts: Arc::default(),
                 max_calls_per_session: self.max_calls_per_session,
                 session_calls: Arc::default(),
+                deferral: self.deferral,
             },
             ToolTable::default(),
         )
@@ -505,7 +573,7 @@ impl ToolRegistry {
             let mut table = self.shared.table.write().unwrap_or_else(PoisonError::into_inner);
             let mut entries = table.entries.clone();
             edit(&mut entries);
-            let edited = ToolTable::from_entries(entries, self.config().policy.as_ref());
+            let edited = ToolTable::from_entries(entries, self.config());
             if edited.index.len() != edited.entries.len() {
                 let repeated = edited
                     .entries

@@ -72,6 +72,8 @@ pub struct ToolMeta {
     /// The tool changes files in the workspace and nothing else (see
     /// [`edits_files`](Self::edits_files)).
     pub edits_files: bool,
+    /// The tool's definition is loaded on demand (see [`defer`](Self::defer)).
+    pub defer: bool,
 }
 
 impl ToolMeta {
@@ -87,6 +89,7 @@ impl ToolMeta {
             retries: None,
             max_concurrency: None,
             edits_files: false,
+            defer: false,
         }
     }
 
@@ -166,6 +169,16 @@ impl ToolMeta {
         self
     }
 
+    /// Loads the tool's definition on demand: the model first sees only a tool search
+    /// (the provider's own, or the registry's `tool_search`) and finds the tool through
+    /// it. For tools a model rarely needs, in large tool sets; see
+    /// [`ToolSearchMode`](crate::ToolSearchMode). The registry still runs calls to a
+    /// deferred tool as to any other.
+    pub fn defer(mut self, yes: bool) -> Self {
+        self.defer = yes;
+        self
+    }
+
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
@@ -180,6 +193,7 @@ impl ToolMeta {
             retries: self.retries,
             max_concurrency: self.max_concurrency,
             edits_files: self.edits_files,
+            defer: self.defer,
         }
     }
 }
@@ -215,6 +229,8 @@ pub struct ToolSpec {
     /// The tool changes files in the workspace and nothing else
     /// ([`ToolMeta::edits_files`]).
     pub edits_files: bool,
+    /// The tool's definition is loaded on demand ([`ToolMeta::defer`]).
+    pub defer: bool,
 }
 
 impl ToolSpec {

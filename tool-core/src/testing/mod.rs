@@ -28,7 +28,7 @@ mod rules;
 
 use std::fmt;
 
-pub use rules::provider_rule_violations;
+pub use rules::{provider_rule_violations, tool_list_violations};
 
 use crate::{DefinitionOptions, Dialect, Strict, ToolRegistry, ToolSpec, TypedTool};
 

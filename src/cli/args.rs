@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "agent-tools", version, about, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp schema --dialect gemini\n  agent-tools --policy policy.toml serve\n\nWith --mount, another MCP server's tools join the built-in ones as NAME_<tool> for every\ncommand: listed, described, called and served through this registry's validation,\ntimeouts and audit log. The servers are unmounted (a child process is stopped) before\nthe command exits.\n\nWith --policy FILE, or a [policy] section in --config (--policy wins entirely: the\nconfig's section is then ignored), the policy decides every call, whether called, served\nor mounted: a refused call is an error result that names the rule or mode."
+    after_help = "Examples:\n  agent-tools list\n  agent-tools schema --tool read_file\n  agent-tools --workspace ./project call read_file '{\"path\": \"README.md\"}'\n  agent-tools --workspace ./project serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp schema --dialect gemini\n  agent-tools --policy policy.toml serve\n  agent-tools --mount gh=http://127.0.0.1:9000/mcp --tool-search call tool_search '{\"query\": \"open an issue\"}'\n\nWith --mount, another MCP server's tools join the built-in ones as NAME_<tool> for every\ncommand: listed, described, called and served through this registry's validation,\ntimeouts and audit log. The servers are unmounted (a child process is stopped) before\nthe command exits.\n\nWith --policy FILE, or a [policy] section in --config (--policy wins entirely: the\nconfig's section is then ignored), the policy decides every call, whether called, served\nor mounted: a refused call is an error result that names the rule or mode."
 )]
 pub(super) struct Cli {
     /// Options shared by all commands.
@@ -59,6 +59,12 @@ pub(super) struct GlobalArgs {
     /// server started with `--token-env`).
     #[arg(long = "mount-token-env", global = true, value_name = "NAME=VAR", value_parser = parse_mount_token)]
     pub mount_tokens: Vec<MountToken>,
+    /// Defer every tool and register `tool_search`, which finds them: a model is shown
+    /// only the search (and, for Anthropic and OpenAI Responses definitions, the
+    /// provider's own search over the deferred tools) and loads what it needs. For
+    /// large tool sets, e.g. several mounted servers.
+    #[arg(long, global = true)]
+    pub tool_search: bool,
 }
 
 /// The subcommands.
@@ -83,6 +89,12 @@ pub(super) enum Command {
         /// Only this tool.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
+        /// How deferred tools (--tool-search, or tools marked so) are offered: native —
+        /// the provider's own tool search where it has one (anthropic, openai-responses),
+        /// else tool_search; local — tool_search for every dialect; load-all — every
+        /// definition in full.
+        #[arg(long, value_enum, default_value_t = SearchModeArg::Native, value_name = "MODE")]
+        search_mode: SearchModeArg,
     },
     /// Call one tool and print its text output (exit status 1 if the result is an error).
     #[command(
@@ -288,6 +300,27 @@ impl From<StrictArg> for crate::Strict {
             StrictArg::Auto => crate::Strict::Auto,
             StrictArg::Always => crate::Strict::Always,
             StrictArg::Never => crate::Strict::Never,
+        }
+    }
+}
+
+/// `--search-mode` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchModeArg {
+    /// The provider's own tool search where it has one, else `tool_search`.
+    Native,
+    /// The registry's `tool_search` for every dialect.
+    Local,
+    /// Every definition in full; no search.
+    LoadAll,
+}
+
+impl From<SearchModeArg> for crate::ToolSearchMode {
+    fn from(mode: SearchModeArg) -> Self {
+        match mode {
+            SearchModeArg::Native => crate::ToolSearchMode::Native,
+            SearchModeArg::Local => crate::ToolSearchMode::Local,
+            SearchModeArg::LoadAll => crate::ToolSearchMode::LoadAll,
         }
     }
 }

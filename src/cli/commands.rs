@@ -1,7 +1,9 @@
 //! What each subcommand does once the registry is ready.
 
-use crate::testing::provider_rule_violations;
-use crate::{Definition, DefinitionOptions, Policy, Reason, Tool, ToolCall, ToolRegistry, ToolVerdict};
+use crate::testing::{provider_rule_violations, tool_list_violations};
+use crate::{
+    Definition, DefinitionOptions, Policy, Reason, Tool, ToolCall, ToolRegistry, ToolSearchMode, ToolVerdict,
+};
 
 use super::{CliError, Io};
 
@@ -32,7 +34,7 @@ pub(super) fn list(
         .unwrap_or(0);
     for (index, tool) in tools.iter().enumerate() {
         let spec = tool.spec();
-        let hints = hints(tool.as_ref());
+        let hints = hints(tool.as_ref(), registry.is_deferred(&spec.name));
         let hints = if hints.is_empty() {
             String::new()
         } else {
@@ -67,13 +69,14 @@ fn verdict_label(policy: &Policy, verdict: &ToolVerdict) -> String {
     }
 }
 
-fn hints(tool: &dyn Tool) -> Vec<&'static str> {
+fn hints(tool: &dyn Tool, deferred: bool) -> Vec<&'static str> {
     let annotations = &tool.spec().annotations;
     let flags = [
         (annotations.read_only, "read-only"),
         (annotations.destructive, "destructive"),
         (annotations.idempotent, "idempotent"),
         (annotations.open_world, "open-world"),
+        (Some(deferred), "deferred"),
     ];
     flags
         .into_iter()
@@ -94,10 +97,21 @@ pub(super) fn schema(
     let rendered = match only {
         None => registry.rendered_definitions(options),
         Some(name) => {
-            let subset = registry
-                .subset(&[name])
-                .map_err(|_| unknown_tool(registry, name))?;
-            subset.rendered_definitions(options)
+            if !registry.contains(name) {
+                return Err(unknown_tool(registry, name));
+            }
+            // A deferred tool is not in a local search's list: show it as it is loaded.
+            let offered = registry.rendered_definitions(options);
+            let shown = offered
+                .iter()
+                .any(|definition| definition_name(&definition.value) == name);
+            let options = match shown {
+                true => options,
+                false => options.tool_search(ToolSearchMode::LoadAll),
+            };
+            let mut rendered = registry.rendered_definitions(options);
+            rendered.retain(|definition| definition_name(&definition.value) == name);
+            rendered
         }
     };
     let mut rejected = 0;
@@ -106,7 +120,21 @@ pub(super) fn schema(
             rejected += 1;
         }
     }
-    let values: Vec<&serde_json::Value> = rendered.iter().map(|definition| &definition.value).collect();
+    let values: Vec<serde_json::Value> = rendered
+        .iter()
+        .map(|definition| definition.value.clone())
+        .collect();
+    if only.is_none() {
+        for violation in tool_list_violations(options.dialect, &values) {
+            writeln!(
+                io.stderr,
+                "error: the tool list ({}): {violation}",
+                options.dialect
+            )
+            .map_err(CliError::output)?;
+            rejected += 1;
+        }
+    }
     let text = serde_json::to_string_pretty(&values)
         .map_err(|error| CliError(format!("cannot print definitions: {error}")))?;
     writeln!(io.stdout, "{text}").map_err(CliError::output)?;

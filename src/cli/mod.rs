@@ -95,6 +95,8 @@ pub struct Settings {
     /// The policy the registry decides calls by: the `--policy` file's, else the
     /// `--config` file's `[policy]`; `None` without either.
     pub policy: Option<Policy>,
+    /// `--tool-search`: every tool is deferred and found through `tool_search`.
+    pub tool_search: bool,
 }
 
 /// A usage or configuration error of the command line itself (not of a tool): one line
@@ -284,8 +286,11 @@ async fn run_command(
             dialect,
             strict,
             tool,
+            search_mode,
         } => {
-            let options = DefinitionOptions::new((*dialect).into()).strict((*strict).into());
+            let options = DefinitionOptions::new((*dialect).into())
+                .strict((*strict).into())
+                .tool_search((*search_mode).into());
             let rejected = commands::schema(&registry, options, tool.as_deref(), io)?;
             // Without `--tool`, the question is whether all the tools reach the provider.
             let unmounted = tool.is_none() && skipped > 0;
@@ -355,6 +360,7 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         allow_private_network: global.allow_private_network,
         memory_db: global.memory_db.clone(),
         policy,
+        tool_search: global.tool_search,
     })
 }
 
@@ -387,6 +393,9 @@ fn build_registry(
     }
     if let Some(approver) = approver {
         builder = builder.approver(approver);
+    }
+    if settings.tool_search {
+        builder = builder.defer_all();
     }
     Ok(builder.build())
 }

@@ -6,12 +6,16 @@
 //! loop ends with the model's first answer without tool calls, or after
 //! `max_iterations` turns, which is reported as a failure rather than passed off as an
 //! answer.
+//!
+//! With deferred tools (see `tool_core::ToolSearchMode`), the model starts with the
+//! tools that are not deferred and `tool_search`; the definitions a search returns are
+//! added to every later request of the run, so the model can call what it found.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tool_core::{BoxFuture, Dialect, ToolCall, ToolRegistry};
+use tool_core::{BoxFuture, DefinitionOptions, Dialect, ToolCall, ToolRegistry};
 
 use super::runner::AgentRunner;
 use crate::{BoxError, SetupError};
@@ -89,7 +93,8 @@ impl OpenAiCompatibleRunner {
         tools: ToolRegistry,
         cancel: CancellationToken,
     ) -> Result<String, String> {
-        let definitions = tools.definitions(Dialect::OpenAiChat);
+        let options = DefinitionOptions::new(Dialect::OpenAiChat);
+        let mut definitions = tools.definitions_with(options);
         let mut messages = vec![
             json!({"role": "system", "content": self.system_prompt}),
             json!({"role": "user", "content": task}),
@@ -99,7 +104,10 @@ impl OpenAiCompatibleRunner {
                 () = cancel.cancelled() => return Err("cancelled".into()),
                 message = self.complete(&messages, &definitions) => message?,
             };
-            let calls = tool_calls(&message)?;
+            let calls: Vec<ToolCall> = tool_calls(&message)?
+                .into_iter()
+                .map(|call| call.with_definition_options(options))
+                .collect();
             messages.push(message.clone());
             if calls.is_empty() {
                 return Ok(message["content"].as_str().unwrap_or_default().to_owned());
@@ -108,6 +116,9 @@ impl OpenAiCompatibleRunner {
                 () = cancel.cancelled() => return Err("cancelled".into()),
                 results = tools.call_all(calls) => results,
             };
+            for result in &results {
+                load_found(&tools, result.found_definitions(), &mut definitions);
+            }
             messages.extend(
                 results
                     .iter()
@@ -153,6 +164,27 @@ impl OpenAiCompatibleRunner {
             .pointer("/choices/0/message")
             .cloned()
             .ok_or_else(|| "the model's answer has no choices[0].message".to_owned())
+    }
+}
+
+/// Adds the found definitions not yet offered, of tools the registry has.
+fn load_found(tools: &ToolRegistry, found: &[Value], definitions: &mut Vec<Value>) {
+    let name = |definition: &Value| {
+        definition
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    for definition in found {
+        let Some(found_name) = name(definition) else {
+            continue;
+        };
+        let offered = definitions
+            .iter()
+            .any(|offered| name(offered).as_deref() == Some(&found_name));
+        if !offered && tools.contains(&found_name) {
+            definitions.push(definition.clone());
+        }
     }
 }
 

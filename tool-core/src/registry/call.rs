@@ -249,4 +249,19 @@ impl ToolResult {
     pub fn text(&self) -> String {
         self.output.text_content()
     }
+
+    /// The definitions of the tools a successful [`tool_search`](crate::TOOL_SEARCH)
+    /// call found, in the format the call asked for
+    /// ([`ToolCall::with_definition_options`]), for an agent loop to add to its next
+    /// request; empty for any other result.
+    pub fn found_definitions(&self) -> &[Value] {
+        if self.name != crate::TOOL_SEARCH || self.is_error() {
+            return &[];
+        }
+        self.output
+            .structured
+            .as_ref()
+            .and_then(|structured| structured["tools"].as_array())
+            .map_or(&[], Vec::as_slice)
+    }
 }

@@ -653,6 +653,17 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// Whether the tool named `name` is deferred: marked so
+    /// ([`ToolMeta::defer`](crate::ToolMeta::defer)), or left out of the core set of
+    /// [`defer_all_except`](ToolRegistryBuilder::defer_all_except).
+    pub fn is_deferred(&self, name: &str) -> bool {
+        let table = self.table();
+        table
+            .index
+            .get(name)
+            .is_some_and(|&position| table.deferred[position])
+    }
+
     /// How many tools are registered.
     pub fn len(&self) -> usize {
         self.table().entries.len()

@@ -205,6 +205,8 @@ pub struct MountOptions {
     /// Connect with `initialize` (protocol 2025-11-25) even to servers that speak
     /// 2026-07-28; see [`prefer_initialize`](Self::prefer_initialize).
     pub prefer_initialize: bool,
+    /// Defer the server's tools: see [`defer`](Self::defer).
+    pub defer: bool,
 }
 
 impl MountOptions {
@@ -240,6 +242,14 @@ impl MountOptions {
         self.prefer_initialize = true;
         self
     }
+
+    /// Defers every tool of the server ([`ToolMeta::defer`](tool_core::ToolMeta::defer)):
+    /// a model finds them through a tool search instead of seeing each definition on
+    /// every turn — for servers with many tools, of which a task needs few.
+    pub fn defer(mut self) -> Self {
+        self.defer = true;
+        self
+    }
 }
 
 impl fmt::Debug for MountOptions {
@@ -249,6 +259,7 @@ impl fmt::Debug for MountOptions {
             .field("filter", &self.filter.as_ref().map(|_| "Fn(&str) -> bool"))
             .field("timeout", &self.timeout)
             .field("prefer_initialize", &self.prefer_initialize)
+            .field("defer", &self.defer)
             .finish()
     }
 }

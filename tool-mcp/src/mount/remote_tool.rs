@@ -141,5 +141,5 @@ fn spec(
     if let Some(timeout) = options.timeout {
         meta = meta.timeout(timeout);
     }
-    Ok(meta.into_spec(input_schema, output_schema))
+    Ok(meta.defer(options.defer).into_spec(input_schema, output_schema))
 }

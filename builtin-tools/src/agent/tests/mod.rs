@@ -272,3 +272,51 @@ async fn the_openai_loop_stops_at_max_iterations_and_reports_errors() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn the_openai_loop_loads_what_a_tool_search_found() {
+    let search = json!({"id": "s1", "type": "function", "function": {"name": "tool_search", "arguments": r#"{"query": "add integers"}"#}});
+    let (url, script) = model_server(vec![
+        json!({"role": "assistant", "content": null, "tool_calls": [search]}),
+        json!({"role": "assistant", "content": null, "tool_calls": [tool_call("call_1", 2, 3)]}),
+        json!({"role": "assistant", "content": "5"}),
+    ])
+    .await;
+    let registry = ToolRegistry::builder().defer_all().build();
+    registry.merge(&calculator()).unwrap();
+    let runner = OpenAiCompatibleRunner::new(url, "m").unwrap();
+    let answer = runner
+        .run("Add 2 and 3.".into(), registry, CancellationToken::new())
+        .await;
+    assert_eq!(answer.unwrap(), "5");
+    let requests = script.requests.lock().unwrap();
+    let offered = |turn: usize| -> Vec<String> {
+        requests[turn].0["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(offered(0), ["tool_search"]);
+    assert_eq!(offered(1), ["tool_search", "add"]);
+    assert_eq!(offered(2), ["tool_search", "add"]);
+    let messages = requests[1].0["messages"].as_array().unwrap();
+    let found = messages
+        .iter()
+        .find(|message| message["tool_call_id"] == "s1")
+        .unwrap();
+    assert!(
+        found["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("add — Add two integers."),
+        "{found}"
+    );
+    let messages = requests[2].0["messages"].as_array().unwrap();
+    let sum = messages
+        .iter()
+        .find(|message| message["tool_call_id"] == "call_1")
+        .unwrap();
+    assert_eq!(sum["content"], "5");
+}

@@ -37,7 +37,7 @@ pub async fn lookup(ctx: &ToolContext, args: Input, db: &Db) -> Result<Json<Vec<
 }
 
 /// A struct marked `#[args]`.
-#[tool(name = "marked", title = "Marked tool")]
+#[tool(name = "marked", title = "Marked tool", defer)]
 async fn with_marked(#[args] input: Input) -> &'static str {
     let _ = input;
     "ok"

@@ -6,10 +6,12 @@
 use std::path::Path;
 use std::process::{Output, Stdio};
 
-use agent_tools::mcp::rmcp::ServiceExt as _;
 use agent_tools::mcp::rmcp::model::CallToolRequestParams;
+use agent_tools::mcp::rmcp::service::NotificationContext;
 use agent_tools::mcp::rmcp::transport::TokioChildProcess;
+use agent_tools::mcp::rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 #[path = "support/everything.rs"]
 mod everything;
@@ -161,8 +163,17 @@ fn schema_offers_what_each_provider_takes() {
     assert_eq!(definitions(&one)[0]["function"]["name"], "ev_echo");
 }
 
+/// Tells the test when the server says its tool list changed.
+struct ListChanges(mpsc::UnboundedSender<()>);
+
+impl ClientHandler for ListChanges {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send(());
+    }
+}
+
 #[tokio::test]
-async fn serve_lists_the_search_and_answers_calls_to_what_it_found() {
+async fn serve_lists_the_search_and_what_the_sessions_searches_found() {
     let dir = temp_dirs();
     let dir = dir.path();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"));
@@ -176,10 +187,16 @@ async fn serve_lists_the_search_and_answers_calls_to_what_it_found() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let client = ().serve(transport).await.unwrap();
-    let listed = client.list_all_tools().await.unwrap();
-    let names: Vec<&str> = listed.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["tool_search"]);
+    let (changed, mut list_changed) = mpsc::unbounded_channel();
+    let client = ListChanges(changed).serve(transport).await.unwrap();
+    let names = || async {
+        let listed = client.list_all_tools().await.unwrap();
+        listed
+            .iter()
+            .map(|tool| tool.name.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names().await, ["tool_search"]);
 
     let call = |name: &'static str, arguments: Value| {
         let arguments = arguments.as_object().cloned();
@@ -194,6 +211,12 @@ async fn serve_lists_the_search_and_answers_calls_to_what_it_found() {
     assert!(text.starts_with("ev_echo — "), "{text}");
     let structured = found.structured_content.clone().unwrap();
     assert_eq!(structured["tools"][0]["name"], "ev_echo");
+    // What the search found joins this session's list, and the client is told.
+    list_changed.recv().await.expect("a list_changed notification");
+    let listed = names().await;
+    assert_eq!(listed[0], "tool_search");
+    assert!(listed.contains(&"ev_echo".to_owned()), "{listed:?}");
+    assert_eq!(listed.len(), 1 + structured["tools"].as_array().unwrap().len());
     let echoed = call("ev_echo", json!({"message": "through the gateway"}))
         .await
         .unwrap();

@@ -6,7 +6,9 @@
 //! through [`Dialect::tool_result`], the request's cancellation token and progress token
 //! into the call, and registry changes into `notifications/tools/list_changed`. Each call
 //! gets the client as its [`Caller`](tool_core::Caller) ([`ClientCaller`]), so a tool's
-//! log messages, questions and sampling requests reach the client.
+//! log messages, questions and sampling requests reach the client. With deferred tools,
+//! what a session's `tool_search` calls found joins that session's list
+//! ([`LoadedTools`]).
 
 use std::sync::Arc;
 
@@ -22,6 +24,7 @@ use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry, TraceCont
 
 use crate::authorized::Authorized;
 use crate::client_caller::{ClientCaller, SessionLogLevel};
+use crate::loaded_tools::LoadedTools;
 use crate::notify::Notifier;
 use crate::{caller_wire, convert};
 
@@ -59,6 +62,8 @@ pub struct McpHandler {
     session: Arc<SessionEnd>,
     /// The client's `logging/setLevel`, for every call of the session.
     log_level: Arc<SessionLogLevel>,
+    /// Deferred tools the session's searches found, listed to it from then on.
+    loaded: Arc<LoadedTools>,
 }
 
 /// Cancels its token on drop.
@@ -87,6 +92,7 @@ impl McpHandler {
             config: Arc::new(config),
             session: SessionEnd::new(),
             log_level: Arc::default(),
+            loaded: Arc::default(),
         }
     }
 
@@ -108,6 +114,7 @@ impl McpHandler {
             registry: self.registry.session(session_id),
             session: SessionEnd::new(),
             log_level: Arc::default(),
+            loaded: Arc::default(),
             ..self.clone()
         }
     }
@@ -168,9 +175,9 @@ impl ServerHandler for McpHandler {
             (Some(authorized), Some(tool)) => authorized.reaches(tool.spec()),
             _ => true,
         };
-        let tools = self
-            .registry
-            .definitions(Dialect::Mcp)
+        let mut definitions = self.registry.definitions(Dialect::Mcp);
+        definitions.extend(self.loaded.definitions(&self.registry));
+        let tools = definitions
             .into_iter()
             .filter(|definition| reached(definition["name"].as_str().unwrap_or_default()))
             .map(convert::tool_definition)
@@ -199,6 +206,10 @@ impl ServerHandler for McpHandler {
         let (call, notifier) = self.tool_call(request, &context);
         let result = self.registry.call(call).await;
         notifier.finish().await;
+        // A search that found deferred tools lists them to this session from now on.
+        if self.loaded.add_found(&self.registry, &result) {
+            let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
+        }
         // The spec makes an unknown tool a protocol error; everything else the model can
         // act on (invalid arguments included) is an `isError` result.
         if result.outcome == Outcome::UnknownTool {

@@ -80,6 +80,7 @@ mod client_caller;
 mod convert;
 mod handler;
 mod http_auth;
+mod loaded_tools;
 mod mount;
 mod notify;
 #[cfg(feature = "oauth")]

@@ -279,3 +279,36 @@ async fn the_registry_policy_refuses_calls_of_mcp_clients() {
     let ran = call("hello").await.unwrap();
     assert_eq!(ran.is_error, Some(false));
 }
+
+#[tokio::test]
+async fn a_sessions_searches_grow_its_own_list_only() {
+    let registry = ToolRegistry::builder().defer_all_except(["plain"]).build();
+    registry.register(echo("plain")).unwrap();
+    registry.register(echo("weather_forecast")).unwrap();
+    registry.register(echo("stock_quote")).unwrap();
+    let names = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+        tools.into_iter().map(|tool| tool.name.to_string()).collect()
+    };
+    let mut searching = connect(&registry, ProtocolVersion::LATEST_WITH_INITIALIZE).await;
+    let other = connect(&registry, ProtocolVersion::LATEST_WITH_INITIALIZE).await;
+    assert_eq!(
+        names(searching.client.list_all_tools().await.unwrap()),
+        ["plain", "tool_search"]
+    );
+
+    let mut search = CallToolRequestParams::new("tool_search");
+    search.arguments = json!({"query": "weather forecast", "limit": 1})
+        .as_object()
+        .cloned();
+    let found = searching.client.call_tool(search).await.unwrap();
+    assert_ne!(found.is_error, Some(true), "{found:?}");
+    next(&mut searching.list_changed).await;
+    assert_eq!(
+        names(searching.client.list_all_tools().await.unwrap()),
+        ["plain", "tool_search", "weather_forecast"]
+    );
+    assert_eq!(
+        names(other.client.list_all_tools().await.unwrap()),
+        ["plain", "tool_search"]
+    );
+}

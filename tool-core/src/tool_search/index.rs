@@ -10,7 +10,7 @@
 use bm25::{Embedder, EmbedderBuilder, Scorer};
 use serde_json::Value;
 
-use super::tokens::Words;
+use super::tokens::{CutWords, cut};
 use crate::ToolSpec;
 
 /// How many times a tool's name counts in its document.
@@ -20,7 +20,7 @@ const MAX_SCHEMA_DEPTH: usize = 4;
 
 /// The searchable form of a set of tools, built once per set.
 pub(super) struct SearchIndex {
-    embedder: Embedder<u32, Words>,
+    embedder: Embedder<u32, CutWords>,
     scorer: Scorer<usize>,
     /// Lowercased names, for the exact and prefix matches.
     names: Vec<String>,
@@ -29,10 +29,10 @@ pub(super) struct SearchIndex {
 impl SearchIndex {
     /// The index of `specs`; positions in results are positions in `specs`.
     pub(super) fn new(specs: &[&ToolSpec]) -> Self {
-        let documents: Vec<String> = specs.iter().map(|spec| document(spec)).collect();
+        let documents: Vec<String> = specs.iter().map(|spec| cut(&document(spec))).collect();
         let corpus: Vec<&str> = documents.iter().map(String::as_str).collect();
         let embedder =
-            EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(Words, &corpus).build();
+            EmbedderBuilder::<u32, CutWords>::with_tokenizer_and_fit_to_corpus(CutWords, &corpus).build();
         let mut scorer = Scorer::new();
         for (position, document) in documents.iter().enumerate() {
             scorer.upsert(&position, embedder.embed(document));
@@ -46,7 +46,7 @@ impl SearchIndex {
 
     /// The positions of the best `limit` tools for `query`, best first.
     pub(super) fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let scores = self.scorer.matches(&self.embedder.embed(query));
+        let scores = self.scorer.matches(&self.embedder.embed(&cut(query)));
         let score_of = |position: usize| {
             scores
                 .iter()

@@ -20,14 +20,23 @@ const STOP_WORDS: &[&str] = &[
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
-/// The `bm25` crate's tokenizer: [`words`].
+/// The `bm25` crate's tokenizer, over text that [`words`] already cut: documents and
+/// queries are cut once, not again for every pass the crate makes over them.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Words;
+pub(super) struct CutWords;
 
-impl bm25::Tokenizer for Words {
+impl bm25::Tokenizer for CutWords {
     fn tokenize(&self, text: &str) -> Vec<String> {
-        words(text)
+        text.split(' ')
+            .filter(|word| !word.is_empty())
+            .map(str::to_owned)
+            .collect()
     }
+}
+
+/// [`words`], joined for [`CutWords`].
+pub(super) fn cut(text: &str) -> String {
+    words(text).join(" ")
 }
 
 /// The stemmed, lowercased words of `text`, without stop words.

@@ -92,12 +92,15 @@ struct Catalog {
 }
 
 impl Catalog {
-    fn search(&self, query: &str, limit: usize) -> Vec<&Arc<dyn Tool>> {
-        let index = self.index.get_or_init(|| {
+    fn index(&self) -> &SearchIndex {
+        self.index.get_or_init(|| {
             let specs: Vec<&ToolSpec> = self.tools.iter().map(|tool| tool.spec()).collect();
             SearchIndex::new(&specs)
-        });
-        index
+        })
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Vec<&Arc<dyn Tool>> {
+        self.index()
             .search(query, limit)
             .into_iter()
             .map(|position| &self.tools[position])
@@ -126,6 +129,15 @@ impl Tool for ToolSearch {
             .copied()
             .unwrap_or_else(|| DefinitionOptions::new(Dialect::Mcp));
         Box::pin(async move {
+            // Indexing a large tool set takes milliseconds (about 20 for 1,000 tools), too
+            // long to hold a runtime worker; a search in a built index takes microseconds.
+            if self.catalog.index.get().is_none() {
+                let catalog = self.catalog.clone();
+                let _ = tokio::task::spawn_blocking(move || {
+                    catalog.index();
+                })
+                .await;
+            }
             let found = self
                 .catalog
                 .search(&query, usize::try_from(limit).unwrap_or(usize::MAX));

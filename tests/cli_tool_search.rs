@@ -226,3 +226,35 @@ async fn serve_lists_the_search_and_what_the_sessions_searches_found() {
     );
     client.cancel().await.unwrap();
 }
+
+/// The README's `[tool_search]` block, as written there.
+fn readme_tool_search_config() -> String {
+    let readme = include_str!("../README.md");
+    let start = readme
+        .find("```toml\n[tool_search]")
+        .expect("a [tool_search] block")
+        + "```toml\n".len();
+    let end = start + readme[start..].find("```").expect("the block's end");
+    readme[start..end].to_owned()
+}
+
+#[test]
+fn the_readme_config_keeps_its_core_tools_in_full() {
+    let dir = temp_dirs();
+    let config = dir.path().join("agent-tools.toml");
+    std::fs::write(&config, readme_tool_search_config()).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"))
+        .arg("--config")
+        .arg(&config)
+        .args(["schema", "--dialect", "openai-chat"])
+        .current_dir(dir.path().join("ws"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let names: Vec<String> = definitions(&output)
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(names, ["read_file", "list_dir", "exec", "tool_search"]);
+}

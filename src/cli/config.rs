@@ -67,6 +67,8 @@ pub struct Config {
     pub telemetry: TelemetryConfig,
     /// The `[audit]` section.
     pub audit: AuditConfig,
+    /// The `[tool_search]` section.
+    pub tool_search: ToolSearchConfig,
 }
 
 /// `[telemetry]`: OpenTelemetry, a span per tool call exported over OTLP/HTTP. The
@@ -107,6 +109,18 @@ pub struct ServeConfig {
     pub stateless: bool,
 }
 
+/// `[tool_search]`: defer tools, found through `tool_search` (as `--tool-search` does).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ToolSearchConfig {
+    /// Defer the tools; `--tool-search` turns this on too.
+    pub enabled: bool,
+    /// The tools that are not deferred, shown in full on every turn, e.g.
+    /// `["read_file", "exec"]`; default none.
+    pub core: Vec<String>,
+}
+
 /// The CLI's own keys; everything else is the built-in tools'.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,6 +142,7 @@ impl Config {
         let serve: ServeConfig = section(&file, &mut table, "serve")?;
         let telemetry: TelemetryConfig = section(&file, &mut table, "telemetry")?;
         let audit: AuditConfig = section(&file, &mut table, "audit")?;
+        let tool_search: ToolSearchConfig = section(&file, &mut table, "tool_search")?;
         let mut own = toml::Table::new();
         for key in ["default_timeout", "audit_log"] {
             if let Some(value) = table.remove(key) {
@@ -146,6 +161,7 @@ impl Config {
             serve,
             telemetry,
             audit,
+            tool_search,
         })
     }
 }

@@ -53,7 +53,7 @@ use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use auth::{AuthConfig, ScopeConfig};
-pub use config::{AuditConfig, Config, ServeConfig, TelemetryConfig};
+pub use config::{AuditConfig, Config, ServeConfig, TelemetryConfig, ToolSearchConfig};
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
@@ -95,7 +95,8 @@ pub struct Settings {
     /// The policy the registry decides calls by: the `--policy` file's, else the
     /// `--config` file's `[policy]`; `None` without either.
     pub policy: Option<Policy>,
-    /// `--tool-search`: every tool is deferred and found through `tool_search`.
+    /// `--tool-search`, or `[tool_search] enabled`: tools are deferred (all but the
+    /// configuration's `core`) and found through `tool_search`.
     pub tool_search: bool,
 }
 
@@ -354,13 +355,14 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         Some(path) => Some(policy::load(path).map_err(|error| CliError(error.to_string()))?),
         None => config.policy.clone(),
     };
+    let tool_search = global.tool_search || config.tool_search.enabled;
     Ok(Settings {
         workspace,
         config,
         allow_private_network: global.allow_private_network,
         memory_db: global.memory_db.clone(),
         policy,
-        tool_search: global.tool_search,
+        tool_search,
     })
 }
 
@@ -395,7 +397,7 @@ fn build_registry(
         builder = builder.approver(approver);
     }
     if settings.tool_search {
-        builder = builder.defer_all();
+        builder = builder.defer_all_except(settings.config.tool_search.core.iter().cloned());
     }
     Ok(builder.build())
 }

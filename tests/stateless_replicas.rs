@@ -155,6 +155,11 @@ async fn clients_of_every_protocol_version_are_served_across_replicas() {
         assert_eq!(initialized.session_id, None, "{version}: no session is assigned");
         let result = &initialized.response.as_ref().unwrap()["result"];
         assert_eq!(result["protocolVersion"], version);
+        assert_eq!(
+            result["capabilities"]["tools"],
+            json!({}),
+            "{version}: no list_changed is offered, none could be sent"
+        );
         let header = (version != "2024-11-05").then_some(version);
         let accepted = post(&http, &url, header, &notification("notifications/initialized"))
             .await

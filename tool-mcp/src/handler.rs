@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -64,6 +64,8 @@ pub struct McpHandler {
     log_level: Arc<SessionLogLevel>,
     /// Deferred tools the session's searches found, listed to it from then on.
     loaded: Arc<LoadedTools>,
+    /// Served without sessions: nothing reaches a client outside its own request.
+    stateless: bool,
 }
 
 /// Cancels its token on drop.
@@ -93,6 +95,7 @@ impl McpHandler {
             session: SessionEnd::new(),
             log_level: Arc::default(),
             loaded: Arc::default(),
+            stateless: false,
         }
     }
 
@@ -117,6 +120,15 @@ impl McpHandler {
             loaded: Arc::default(),
             ..self.clone()
         }
+    }
+
+    /// The same handler for serving without sessions: it does not offer
+    /// `notifications/tools/list_changed`, which it could not send (no stream outlives a
+    /// request), and a search does not grow a list no later request would see.
+    pub(crate) fn stateless(mut self) -> Self {
+        self.stateless = true;
+        Arc::make_mut(&mut self.config).capabilities.tools = Some(ToolsCapability::default());
+        self
     }
 
     /// The registry served.
@@ -207,7 +219,7 @@ impl ServerHandler for McpHandler {
         let result = self.registry.call(call).await;
         notifier.finish().await;
         // A search that found deferred tools lists them to this session from now on.
-        if self.loaded.add_found(&self.registry, &result) {
+        if !self.stateless && self.loaded.add_found(&self.registry, &result) {
             let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
         }
         // The spec makes an unknown tool a protocol error; everything else the model can
@@ -236,6 +248,9 @@ impl ServerHandler for McpHandler {
     /// Clients that connect with `initialize` (protocol versions before 2026-07-28) get
     /// `notifications/tools/list_changed` on the session itself.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if self.stateless {
+            return; // The handler ends with the request: nothing to watch for.
+        }
         let mut changes = self.changes.clone();
         let ended = self.session.0.clone();
         let peer = context.peer;

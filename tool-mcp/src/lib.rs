@@ -55,7 +55,9 @@
 //!
 //! What it gives up is everything a session carries between requests:
 //! - messages from server to client outside a request: `notifications/tools/list_changed`
-//!   (there is no `GET` stream; `GET` and `DELETE` are answered 405), and answers to
+//!   (there is no `GET` stream; `GET` and `DELETE` are answered 405; the server does not
+//!   offer `tools.listChanged`, and what a tool search finds does not join a session's
+//!   list, as there is none), and answers to
 //!   elicitation and sampling, which come back as requests of their own that another
 //!   replica may receive — so tools see elicitation and sampling as unavailable.
 //!   Progress and log messages of a call still reach the client, on the call's own

@@ -129,6 +129,10 @@ impl McpHandler {
         options.check(local_addr)?;
         #[cfg(feature = "oauth")]
         let registry = self.registry().clone();
+        let handler = match options.is_stateless() {
+            true => self.stateless(),
+            false => self,
+        };
         let shutdown = CancellationToken::new();
         let cancel_calls = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
@@ -147,7 +151,7 @@ impl McpHandler {
         let service = StreamableHttpService::new(
             move || {
                 let number = sessions.fetch_add(1, Ordering::Relaxed) + 1;
-                Ok(self.for_session(format!("http-{instance}-{number}")))
+                Ok(handler.for_session(format!("http-{instance}-{number}")))
             },
             LocalSessionManager::default().into(),
             config,

@@ -6,24 +6,8 @@
 //! [`ToolRegistryBuilder::defer_all_except`](crate::ToolRegistryBuilder::defer_all_except),
 //! or per mount — is not shown in full; the model finds it through a search first.
 //!
-//! How definitions carry the deferred tools depends on [`ToolSearchMode`] and the
-//! provider:
-//!
-//! | dialect | `Native` (default) | `Local` |
-//! |---|---|---|
-//! | Anthropic | every tool, deferred ones with `defer_loading: true`, plus the server tool `tool_search_tool_bm25_20251119` | the others plus `tool_search` |
-//! | OpenAI Responses | every tool, deferred functions with `defer_loading: true`, plus `{"type": "tool_search"}` (hosted) | the others plus `tool_search` |
-//! | OpenAI Chat, Gemini, MCP | the others plus `tool_search` (no native form) | the same |
-//!
-//! The shapes are those of the providers' documentation: Anthropic's
-//! <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>
-//! (`defer_loading` is a key of the tool object; generally available, no beta header;
-//! the search tool itself is never deferred, which also keeps the rule that one tool must
-//! not be), and OpenAI's
-//! <https://developers.openai.com/api/docs/guides/tools-tool-search> (hosted mode:
-//! `{"type": "tool_search"}` beside functions with `defer_loading: true`; gpt-5.4 and
-//! later). Chat Completions and Gemini's `generateContent` have no such field, and MCP
-//! has no deferral in its protocol, so they get the local search.
+//! How definitions carry the deferred tools depends on the provider: see
+//! [`ToolSearchMode`], whose docs hold the table and the sources.
 //!
 //! The local `tool_search` is served by the registry itself while any tool is deferred
 //! (unless the application registered a tool of that name): a model calls it, reads one
@@ -46,7 +30,26 @@ pub(crate) use tool::{is_registry_search, search_entry};
 use crate::Dialect;
 
 /// How [`ToolRegistry::definitions_with`](crate::ToolRegistry::definitions_with) offers
-/// deferred tools (see the module docs of `tool_search` for each provider's shape).
+/// [deferred](crate::ToolMeta::defer) tools.
+///
+/// Per provider:
+///
+/// | dialect | `Native` (default) | `Local` |
+/// |---|---|---|
+/// | Anthropic | every tool, deferred ones with `defer_loading: true`, plus the server tool `tool_search_tool_bm25_20251119` | the others plus `tool_search` |
+/// | OpenAI Responses | every tool, deferred functions with `defer_loading: true`, plus `{"type": "tool_search"}` (hosted) | the others plus `tool_search` |
+/// | OpenAI Chat, Gemini, MCP | the others plus `tool_search` (no native form) | the same |
+///
+/// The shapes are those of the providers' documentation: Anthropic's
+/// <https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>
+/// (`defer_loading` is a key of the tool object; generally available, no beta header;
+/// the search tool itself is never deferred, which also keeps the rule that one tool must
+/// not be), and OpenAI's
+/// <https://developers.openai.com/api/docs/guides/tools-tool-search> (hosted mode:
+/// `{"type": "tool_search"}` beside functions with `defer_loading: true`; gpt-5.4 and
+/// later). Chat Completions and Gemini's `generateContent` have no such field, and MCP
+/// has no deferral in its protocol, so they get the local search.
+///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ToolSearchMode {

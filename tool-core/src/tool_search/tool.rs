@@ -19,7 +19,19 @@ use crate::tool::BoxFuture;
 use crate::validation::ArgValidator;
 use crate::{DefinitionOptions, Dialect, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec};
 
-/// The name the registry serves its search tool under.
+/// The name of the search tool a registry serves while some of its tools are
+/// [deferred](crate::ToolMeta::defer) (unless the application registered a tool of that
+/// name).
+///
+/// It takes `{query, limit?}` (a query of at most 500 characters; 5 tools by default, at
+/// most 25) and ranks the deferred tools by BM25 over their name, title, description and
+/// argument names and descriptions — identifiers split into words, English words
+/// stemmed — after a tool named exactly as the query and those whose name starts with
+/// it. The model reads one line per tool, best first, each starting with the tool's name
+/// and followed by its first sentence and arguments; the structured output
+/// `{"tools": [...]}` holds their definitions in the caller's format
+/// ([`ToolCall::with_definition_options`](crate::ToolCall::with_definition_options)),
+/// which [`ToolResult::found_definitions`](crate::ToolResult::found_definitions) returns.
 pub const TOOL_SEARCH: &str = "tool_search";
 /// Tools a search lists unless the call asks for another number.
 const DEFAULT_LIMIT: u64 = 5;

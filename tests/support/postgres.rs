@@ -59,25 +59,17 @@ impl PgServer {
                  `apt-get install postgresql` (scripts/test does)"
             )
         });
-        let as_root = rustix::process::geteuid().is_root();
-        if as_root {
-            let status = Command::new("chown")
-                .args(["-R", "postgres:postgres"])
-                .arg(&dir)
-                .status()
-                .expect("chown");
-            assert!(
-                status.success(),
-                "cannot give the cluster directory to `postgres`"
-            );
+        let owner = rustix::process::geteuid().is_root().then(postgres_user);
+        if let Some(owner) = owner {
+            give_tree(&dir, owner);
         }
         let data = dir.join("data");
         if !data.join("PG_VERSION").exists() {
-            initdb(&bin, &data, as_root);
+            initdb(&bin, &data, owner);
         }
         let port = free_port();
         let log = std::fs::File::create(dir.join("postgres.log")).expect("a log file");
-        let mut command = run_as_owner(as_root, &bin.join("postgres"));
+        let mut command = run_as_owner(owner, &bin.join("postgres"));
         command
             .arg("-D")
             .arg(&data)
@@ -232,8 +224,8 @@ pub(crate) async fn strings(url: &str, sql: &str) -> Vec<String> {
         .collect()
 }
 
-fn initdb(bin: &Path, data: &Path, as_root: bool) {
-    let initdb = run_as_owner(as_root, &bin.join("initdb"))
+fn initdb(bin: &Path, data: &Path, owner: Option<Owner>) {
+    let initdb = run_as_owner(owner, &bin.join("initdb"))
         .arg("-D")
         .arg(data)
         .args(["-U", "agent", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
@@ -267,15 +259,51 @@ fn binaries() -> Option<PathBuf> {
     std::env::split_paths(&path).find(|dir| dir.join("initdb").exists() && dir.join("postgres").exists())
 }
 
-/// `program`, run as the `postgres` user when we are root.
-fn run_as_owner(as_root: bool, program: &Path) -> Command {
-    if !as_root {
-        return Command::new(program);
+/// A user's uid and gid.
+#[derive(Debug, Clone, Copy)]
+struct Owner {
+    uid: u32,
+    gid: u32,
+}
+
+/// The `postgres` user, whom Debian's package creates: `initdb` and `postgres` refuse to
+/// run as root.
+fn postgres_user() -> Owner {
+    let passwd = std::fs::read_to_string("/etc/passwd").expect("/etc/passwd is readable");
+    passwd
+        .lines()
+        .find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            match fields.as_slice() {
+                ["postgres", _, uid, gid, ..] => Some(Owner {
+                    uid: uid.parse().ok()?,
+                    gid: gid.parse().ok()?,
+                }),
+                _ => None,
+            }
+        })
+        .expect("the `postgres` user exists (`apt-get install postgresql` creates it)")
+}
+
+/// Gives `path` and everything under it to `owner` (as `chown -R` would).
+fn give_tree(path: &Path, owner: Owner) {
+    std::os::unix::fs::lchown(path, Some(owner.uid), Some(owner.gid))
+        .unwrap_or_else(|error| panic!("cannot give {} to `postgres`: {error}", path.display()));
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).expect("the directory lists") {
+            give_tree(&entry.expect("a directory entry").path(), owner);
+        }
     }
-    let mut command = Command::new("setpriv");
-    command
-        .args(["--reuid=postgres", "--regid=postgres", "--init-groups"])
-        .arg(program);
+}
+
+/// `program`, run as `owner` when there is one (we are root); std drops the
+/// supplementary groups when it changes the uid.
+fn run_as_owner(owner: Option<Owner>, program: &Path) -> Command {
+    let mut command = Command::new(program);
+    if let Some(owner) = owner {
+        use std::os::unix::process::CommandExt as _;
+        command.uid(owner.uid).gid(owner.gid);
+    }
     command
 }
 

@@ -13,8 +13,6 @@
 
 use std::hint::black_box;
 
-use agent_tools::builtin_tools::{self, BuiltinConfig};
-use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 use agent_tools::{DefinitionOptions, Dialect, ToolCall, ToolRegistry, ToolSearchMode};
 use criterion::{BatchSize, Criterion};
 use serde_json::json;
@@ -24,40 +22,17 @@ mod everything;
 #[path = "support/tool_catalog.rs"]
 mod tool_catalog;
 
-/// Mounts a stdio server given as one command line of words without quotes.
-async fn mount(registry: &ToolRegistry, command: &str, prefix: &str) {
-    let mut words = command.split(' ');
-    let program = words.next().unwrap_or_default();
-    registry
-        .mount_mcp(
-            McpServer::stdio(program, words),
-            MountOptions::new().prefix(prefix),
-        )
-        .await
-        .expect("the server mounts");
-}
-
-/// The built-in tools working in `dir`, their memory beside it.
-fn builtins(registry: &ToolRegistry, dir: &std::path::Path) {
-    let data = dir.join("data");
-    let env = move |name: &str| (name == "XDG_DATA_HOME").then(|| data.display().to_string());
-    let workspace = dir.join("ws");
-    std::fs::create_dir_all(&workspace).expect("a workspace");
-    builtin_tools::register_all_with_env(registry, Some(workspace), &BuiltinConfig::default(), &env)
-        .expect("the built-in tools register");
-}
-
 async fn payload(dir: &std::path::Path) {
     let registry = ToolRegistry::builder().defer_all().build();
-    builtins(&registry, dir);
+    tool_catalog::builtins(&registry, dir);
     let inner = format!(
         "{} --workspace {} --memory-db {} serve",
         env!("CARGO_BIN_EXE_agent-tools"),
         dir.join("ws").display(),
         dir.join("inner.db").display()
     );
-    mount(&registry, &inner, "inner_").await;
-    mount(&registry, &everything::everything_server(), "ev_").await;
+    tool_catalog::mount(&registry, &inner, "inner_").await;
+    tool_catalog::mount(&registry, &everything::everything_server(), "ev_").await;
     let tools = registry.len() - 1;
     eprintln!("payload of {tools} tools (built-ins, inner_, ev_); tokens at 4 bytes each:");
     eprintln!("| dialect | all loaded | deferred, native | deferred, local |");
@@ -77,12 +52,7 @@ async fn payload(dir: &std::path::Path) {
 }
 
 async fn recall(dir: &std::path::Path) {
-    let registry = ToolRegistry::builder().defer_all().build();
-    builtins(&registry, dir);
-    mount(&registry, &everything::everything_server(), "ev_").await;
-    for tool in tool_catalog::synthetic_tools(1000) {
-        registry.register(tool).expect("the tool registers");
-    }
+    let registry = tool_catalog::gateway(dir, &everything::everything_server()).await;
     let (asked, found, misses) = tool_catalog::recall_at(&registry, 5).await;
     eprintln!(
         "recall@5 over {} tools: {found}/{asked} = {:.2}; misses: {misses:#?}",
@@ -91,16 +61,8 @@ async fn recall(dir: &std::path::Path) {
     );
 }
 
-fn thousand_tools() -> ToolRegistry {
-    let registry = ToolRegistry::builder().defer_all().build();
-    for tool in tool_catalog::synthetic_tools(1000) {
-        registry.register(tool).expect("the tool registers");
-    }
-    registry
-}
-
 fn latency(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
-    let registry = thousand_tools();
+    let registry = tool_catalog::deferred(1000);
     let queries: Vec<&str> = tool_catalog::QUERIES.iter().map(|(query, _)| *query).collect();
     let call = |registry: ToolRegistry, query: &'static str| async move {
         let result = registry
@@ -119,7 +81,7 @@ fn latency(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
     });
     group.bench_function("first_search_of_a_new_tool_set", |b| {
         b.to_async(runtime).iter_batched(
-            thousand_tools,
+            || tool_catalog::deferred(1000),
             |registry| call(registry, "delete a Stripe webhook"),
             BatchSize::LargeInput,
         )

@@ -7,6 +7,10 @@
 
 #![allow(dead_code)] // the bench and the test each use part of it
 
+use std::path::Path;
+
+use agent_tools::builtin_tools::{self, BuiltinConfig};
+use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 use agent_tools::{DynamicTool, ToolCall, ToolError, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 
@@ -163,4 +167,51 @@ pub(crate) async fn recall_at(registry: &ToolRegistry, k: u64) -> (usize, usize,
 /// The bytes of a request's tool list, as sent.
 pub(crate) fn payload_bytes(definitions: &[Value]) -> usize {
     serde_json::to_string(definitions).map_or(0, |text| text.len())
+}
+
+/// A registry deferring everything, with `count` synthetic tools.
+pub(crate) fn deferred(count: usize) -> ToolRegistry {
+    let registry = ToolRegistry::builder().defer_all().build();
+    register_synthetic(&registry, count);
+    registry
+}
+
+fn register_synthetic(registry: &ToolRegistry, count: usize) {
+    for tool in synthetic_tools(count) {
+        registry.register(tool).expect("the tool registers");
+    }
+}
+
+/// The gateway the recall is measured on, everything deferred: the built-in tools, the
+/// everything server (its stdio command line `everything`) as `ev_`, and the 1,000
+/// synthetic tools.
+pub(crate) async fn gateway(dir: &Path, everything: &str) -> ToolRegistry {
+    let registry = ToolRegistry::builder().defer_all().build();
+    builtins(&registry, dir);
+    mount(&registry, everything, "ev_").await;
+    register_synthetic(&registry, 1000);
+    registry
+}
+
+/// Mounts a stdio server given as one command line of words without quotes.
+pub(crate) async fn mount(registry: &ToolRegistry, command: &str, prefix: &str) {
+    let mut words = command.split(' ');
+    let program = words.next().unwrap_or_default();
+    registry
+        .mount_mcp(
+            McpServer::stdio(program, words),
+            MountOptions::new().prefix(prefix),
+        )
+        .await
+        .expect("the server mounts");
+}
+
+/// The built-in tools working in `dir`, their memory beside it.
+pub(crate) fn builtins(registry: &ToolRegistry, dir: &Path) {
+    let data = dir.join("data");
+    let env = move |name: &str| (name == "XDG_DATA_HOME").then(|| data.display().to_string());
+    let workspace = dir.join("ws");
+    std::fs::create_dir_all(&workspace).expect("a workspace");
+    builtin_tools::register_all_with_env(registry, Some(workspace), &BuiltinConfig::default(), &env)
+        .expect("the built-in tools register");
 }

@@ -99,11 +99,7 @@ fn settings_that_cannot_work_stop_the_command_before_any_call() {
         no_telemetry.contains("[audit] otlp needs telemetry"),
         "{no_telemetry}"
     );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = postgres::free_port();
     let unreachable = refused(&format!(
         "[audit]\npostgres_url = \"postgres://agent@127.0.0.1:{port}/none\"\n"
     ));

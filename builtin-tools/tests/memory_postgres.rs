@@ -402,11 +402,7 @@ async fn connections_the_server_drops_are_replaced() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_is_a_clear_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = postgres::free_port();
     let url = format!("postgres://agent@127.0.0.1:{port}/none");
     let error = MemoryStore::postgres(&url).await.unwrap_err();
     assert!(error.to_string().starts_with("PostgreSQL: "), "{error}");

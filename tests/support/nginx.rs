@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "ports.rs"]
+mod ports;
+use ports::free_port;
+
 /// A running nginx.
 pub(crate) struct Nginx {
     child: Child,
@@ -132,9 +136,4 @@ fn binary() -> Option<PathBuf> {
         .into_iter()
         .chain([PathBuf::from("/usr/sbin/nginx")])
         .find(|candidate| candidate.is_file())
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
 }

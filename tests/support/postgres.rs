@@ -16,6 +16,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+#[path = "ports.rs"]
+mod ports;
+pub(crate) use ports::free_port;
+
 /// A running server.
 pub(crate) struct PgServer {
     bin: PathBuf,
@@ -305,11 +309,6 @@ fn run_as_owner(owner: Option<Owner>, program: &Path) -> Command {
         command.uid(owner.uid).gid(owner.gid);
     }
     command
-}
-
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
 }
 
 /// Stops the test binary's server and removes its cluster when the binary exits (a

@@ -244,6 +244,60 @@ async fn a_malformed_traceparent_from_a_client_starts_a_new_trace() {
     }
 }
 
+/// The same requests without a tracer: what the tool sees is what the server parsed, so
+/// this checks our parsing itself (the SDK would also drop an invalid parent, which the
+/// test above cannot tell apart).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_hands_a_tool_only_a_well_formed_traceparent() {
+    let registry = ToolRegistry::new();
+    let seen = DynamicTool::new(
+        "seen",
+        "The trace context the call came with.",
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            let seen = ctx.trace_context().map_or("none", TraceContext::traceparent);
+            Ok::<_, ToolError>(seen.to_owned())
+        },
+    );
+    registry.register(seen).unwrap();
+    let server = McpHandler::new(registry)
+        .serve_http_with("127.0.0.1:0", HttpOptions::new().stateless())
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for (id, traceparent, expected) in [
+        (1, valid, valid),
+        (2, "00-zzzz-not-a-trace-01", "none"),
+        (
+            3,
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "none",
+        ),
+        (
+            4,
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "none",
+        ),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "seen", "arguments": {}, "_meta": {"traceparent": traceparent}}});
+        let response = http
+            .post(server.url())
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let text = response.text().await.unwrap();
+        assert!(
+            text.contains(&format!("\"text\":\"{expected}\"")),
+            "{traceparent}: {text}"
+        );
+    }
+}
+
 /// Not a test on its own: the child of the next test, run with `OTEL_*` variables set
 /// (setting them in this process would race the other tests). Makes one traced call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -91,10 +91,11 @@ pub struct PostgresAudit {
 }
 
 struct Shared {
-    /// The queue, and the number of the last event given to it: numbered and queued
-    /// under one lock, so the writer sees events in the order of their numbers.
-    queue: Mutex<(mpsc::Sender<(u64, Value)>, u64)>,
-    /// The number of the last event queued, for `stored` to wait for.
+    /// The queue of events as JSON text. Events are numbered and queued under its lock,
+    /// so the writer sees them in the order of their numbers.
+    queue: Mutex<mpsc::Sender<(u64, String)>>,
+    /// The number of the last event queued (written under the queue's lock), for
+    /// `stored` to wait for.
     recorded: AtomicU64,
     /// The sequence number up to which events are committed (or given up on).
     committed: watch::Receiver<u64>,
@@ -125,7 +126,7 @@ impl PostgresAudit {
         tokio::spawn(writer.run());
         Ok(Self {
             shared: Arc::new(Shared {
-                queue: Mutex::new((queue, 0)),
+                queue: Mutex::new(queue),
                 recorded: AtomicU64::new(0),
                 committed,
                 failed,
@@ -142,20 +143,18 @@ impl PostgresAudit {
 
 impl AuditSink for PostgresAudit {
     fn record(&self, event: &AuditEvent) {
-        let Ok(mut value) = serde_json::to_value(event) else {
+        let Some(text) = storable_json(event) else {
             self.shared.failed.fetch_add(1, Ordering::Relaxed);
             return;
         };
-        without_nul(&mut value);
-        let mut queue = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        let number = queue.1 + 1;
-        if queue.0.try_send((number, value)).is_err() {
+        let queue = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let number = self.shared.recorded.load(Ordering::SeqCst) + 1;
+        if queue.try_send((number, text)).is_err() {
             drop(queue);
             self.shared.failed.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(target: "agent_tools::audit", "the PostgreSQL audit queue is full; an event was dropped");
             return;
         }
-        queue.1 = number;
         self.shared.recorded.store(number, Ordering::SeqCst);
     }
 
@@ -183,7 +182,7 @@ impl fmt::Debug for PostgresAudit {
 /// The task that inserts queued events.
 struct Writer {
     pool: Pool,
-    events: mpsc::Receiver<(u64, Value)>,
+    events: mpsc::Receiver<(u64, String)>,
     done: watch::Sender<u64>,
     failed: Arc<AtomicU64>,
     batch: usize,
@@ -198,8 +197,8 @@ impl Writer {
             // highest, and every waiter whose event was in it (or before) may go on.
             let last = batch.last().map_or(0, |(number, _)| *number);
             let count = batch.len() as u64;
-            let events = Value::Array(batch.drain(..).map(|(_, event)| event).collect());
-            self.insert(&events.to_string(), count).await;
+            let events: Vec<String> = batch.drain(..).map(|(_, event)| event).collect();
+            self.insert(&format!("[{}]", events.join(",")), count).await;
             self.done.send_replace(last);
         }
     }
@@ -236,8 +235,21 @@ impl Writer {
     }
 }
 
-/// `value` with every U+0000 in its strings replaced by U+FFFD: `jsonb` cannot hold it,
-/// and one such character would lose the whole batch.
+/// The event as JSON text `jsonb` takes: with every U+0000 in its strings replaced by
+/// U+FFFD, since `jsonb` cannot hold it and one such character would lose the whole
+/// batch. Serialized straight to text; only an event whose text shows an escaped NUL
+/// (rare: it may also be a literal backslash before `u0000`) goes through a `Value`.
+fn storable_json(event: &AuditEvent) -> Option<String> {
+    let text = serde_json::to_string(event).ok()?;
+    if !text.contains("\\u0000") {
+        return Some(text);
+    }
+    let mut value = serde_json::to_value(event).ok()?;
+    without_nul(&mut value);
+    Some(value.to_string())
+}
+
+/// `value` with every U+0000 in its strings replaced by U+FFFD.
 fn without_nul(value: &mut Value) {
     match value {
         Value::String(text) if text.contains('\0') => *text = text.replace('\0', "\u{FFFD}"),

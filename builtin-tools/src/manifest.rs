@@ -179,7 +179,7 @@ impl BuiltinsBuilder {
         mut self,
         url: impl Into<String>,
         namespace: impl Into<String>,
-        options: memory::PostgresOptions,
+        options: tool_postgres::PoolOptions,
     ) -> Self {
         self.memory = Some(MemorySource::postgres(url.into(), options, namespace.into()));
         self

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tool_core::{Principal, ToolError};
 
-#[cfg(feature = "postgres")]
-use crate::memory::PostgresOptions;
 use crate::memory::{MemoryError, MemoryStore};
+#[cfg(feature = "postgres")]
+use tool_postgres::PoolOptions;
 
 /// A memory store, open or to be opened, and how calls are scoped in it.
 #[derive(Debug, Clone)]
@@ -36,7 +36,7 @@ enum Origin {
 #[cfg(feature = "postgres")]
 pub(crate) struct LazyPostgres {
     url: String,
-    options: PostgresOptions,
+    options: PoolOptions,
     namespace: String,
     store: tokio::sync::OnceCell<MemoryStore>,
 }
@@ -65,7 +65,7 @@ impl MemorySource {
 
     /// A PostgreSQL store connected when first needed, seeing `namespace`.
     #[cfg(feature = "postgres")]
-    pub(crate) fn postgres(url: String, options: PostgresOptions, namespace: String) -> Self {
+    pub(crate) fn postgres(url: String, options: PoolOptions, namespace: String) -> Self {
         Self::from(Origin::Postgres(Arc::new(LazyPostgres {
             url,
             options,

@@ -4,10 +4,11 @@
 //! once, migrations racing, connections the server drops, and the tools configured with
 //! `[memory] url`.
 
-use builtin_tools::memory::{MemoryError, MemoryStore, NewMemory, PostgresOptions};
+use builtin_tools::memory::{MemoryError, MemoryStore, NewMemory};
 use builtin_tools::{BuiltinConfig, Builtins, Workspace};
 use serde_json::{Value, json};
 use tool_core::{Principal, ToolCall, ToolRegistry};
+use tool_postgres::PoolOptions;
 
 #[path = "../../tests/support/postgres.rs"]
 mod postgres;
@@ -287,7 +288,7 @@ async fn namespaces_keep_tenants_apart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_pools_write_and_search_one_database_at_once() {
     let (first, url) = store().await;
-    let second = MemoryStore::postgres_with(&url, PostgresOptions::default().pool_size(2))
+    let second = MemoryStore::postgres_with(&url, PoolOptions::default().size(2))
         .await
         .unwrap();
     let mut tasks = Vec::new();

@@ -346,9 +346,9 @@ impl MemorySection {
             MemoryPlace::Sqlite(path) => builder.memory_at(path),
             #[cfg(feature = "postgres")]
             MemoryPlace::Postgres { url, namespace } => {
-                let mut options = crate::memory::PostgresOptions::default();
+                let mut options = tool_postgres::PoolOptions::default();
                 if let Some(size) = self.pool_size {
-                    options = options.pool_size(size);
+                    options = options.size(size);
                 }
                 builder.memory_postgres(url, namespace, options)
             }

@@ -75,8 +75,6 @@ pub use location::LEGACY_PATH;
 pub use namespace::MAX_NAMESPACE_CHARS;
 #[cfg(feature = "postgres")]
 pub(crate) use namespace::check as check_namespace;
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresOptions;
 pub use query::{MAX_QUERY_CHARS, RANK_WINDOW};
 pub use read::MemoryReadArgs;
 pub(crate) use read::memory_read;

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use super::entry::{Memory, NewMemory, SearchResults, Written};
 use super::error::MemoryError;
 #[cfg(feature = "postgres")]
-use super::postgres::{PostgresMemory, PostgresOptions};
+use super::postgres::PostgresMemory;
 use super::query::QueryWords;
 use super::sqlite::SqliteMemory;
 use super::{location, namespace, tags};
+#[cfg(feature = "postgres")]
+use tool_postgres::PoolOptions;
 
 /// The persistent memory: a SQLite file ([`MemoryStore::open`]) or a PostgreSQL database
 /// ([`MemoryStore::postgres`], feature `postgres`).
@@ -58,16 +60,18 @@ impl MemoryStore {
 
     /// Connects to PostgreSQL at `url` (`postgres://user:password@host:port/database`,
     /// with libpq's URL options such as `sslmode`), creating or migrating the schema, with
-    /// the default [`PostgresOptions`]; the store reads and writes the namespace
-    /// `default` (see [`with_namespace`](Self::with_namespace)).
+    /// the default [`PoolOptions`]; the store reads and writes the namespace `default`
+    /// (see [`with_namespace`](Self::with_namespace)).
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str) -> Result<Self, MemoryError> {
-        Self::postgres_with(url, PostgresOptions::default()).await
+        Self::postgres_with(url, PoolOptions::default()).await
     }
 
-    /// [`postgres`](Self::postgres) with options: the pool size, the connect timeout.
+    /// [`postgres`](Self::postgres) with the pool's options (`tool_postgres`'s, which the
+    /// audit log's pool shares): its size and connect timeout; the store sets the
+    /// session settings itself.
     #[cfg(feature = "postgres")]
-    pub async fn postgres_with(url: &str, options: PostgresOptions) -> Result<Self, MemoryError> {
+    pub async fn postgres_with(url: &str, options: PoolOptions) -> Result<Self, MemoryError> {
         let database = PostgresMemory::connect(url, options).await?;
         Ok(Self {
             backend: Backend::Postgres {

@@ -58,6 +58,12 @@ pub(super) fn from_column(column: &str) -> Vec<String> {
         .collect()
 }
 
+/// The text a memory's key and tags are searched by (both backends index it beside the
+/// content).
+pub(super) fn labels(key: Option<&str>, tags: &[String]) -> String {
+    format!("{} {}", key.unwrap_or_default(), tags.join(" "))
+}
+
 /// The pattern that a `tags` column holding `tag` contains.
 pub(super) fn needle(tag: &str) -> String {
     format!(",{tag},")

@@ -19,7 +19,6 @@ mod schema;
 mod searchable;
 
 use std::fmt;
-use std::time::Duration;
 
 use tool_postgres::{Pool, PoolOptions};
 
@@ -33,56 +32,16 @@ use super::query::QueryWords;
 /// settling on one generic plan after five runs.
 const SESSION_SETTINGS: &str = "SET plan_cache_mode = force_custom_plan";
 
-/// How a PostgreSQL store connects; see [`MemoryStore::postgres_with`].
-///
-/// [`MemoryStore::postgres_with`]: super::MemoryStore::postgres_with
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct PostgresOptions {
-    /// Connections kept open. Each pipelines the statements of every task that uses it,
-    /// so a few serve many concurrent calls. Default 4.
-    pub pool_size: usize,
-    /// How long one connection attempt may take (the URL's `connect_timeout` wins when
-    /// it gives one). Default 10 seconds.
-    pub connect_timeout: Duration,
-}
-
-impl Default for PostgresOptions {
-    fn default() -> Self {
-        Self {
-            pool_size: 4,
-            connect_timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-impl PostgresOptions {
-    /// Sets [`pool_size`](Self::pool_size) (at least 1).
-    pub fn pool_size(mut self, size: usize) -> Self {
-        self.pool_size = size.max(1);
-        self
-    }
-
-    /// Sets [`connect_timeout`](Self::connect_timeout).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-}
-
 /// A PostgreSQL memory database: its pool of connections.
 pub(super) struct PostgresMemory {
     pool: Pool,
 }
 
 impl PostgresMemory {
-    /// Connects to `url` and migrates the schema.
-    pub(super) async fn connect(url: &str, options: PostgresOptions) -> Result<Self, MemoryError> {
-        let pool_options = PoolOptions::default()
-            .size(options.pool_size)
-            .connect_timeout(options.connect_timeout)
-            .session_settings(SESSION_SETTINGS);
-        let pool = Pool::new(url, pool_options)?;
+    /// Connects to `url` with `options` (their session settings replaced by the
+    /// store's) and migrates the schema.
+    pub(super) async fn connect(url: &str, options: PoolOptions) -> Result<Self, MemoryError> {
+        let pool = Pool::new(url, options.session_settings(SESSION_SETTINGS))?;
         tool_postgres::migrate(&mut pool.connect().await?, "memory", schema::MIGRATIONS).await?;
         Ok(Self { pool })
     }

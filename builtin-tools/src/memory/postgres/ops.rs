@@ -23,6 +23,7 @@ use tokio_postgres::types::ToSql;
 use super::super::entry::{Memory, NewMemory, SearchHit, SearchResults, Written};
 use super::super::error::MemoryError;
 use super::super::query::{QueryWords, RANK_WINDOW, unsegment};
+use super::super::tags;
 use super::searchable::searchable;
 use tool_postgres::Connection;
 
@@ -66,11 +67,7 @@ pub(super) async fn write(
     namespace: &str,
     memory: &NewMemory,
 ) -> Result<Written, MemoryError> {
-    let labels = format!(
-        "{} {}",
-        memory.key.as_deref().unwrap_or_default(),
-        memory.tags.join(" ")
-    );
+    let labels = tags::labels(memory.key.as_deref(), &memory.tags);
     let (body, labels) = (searchable(&memory.content), searchable(&labels));
     let statement = conn.prepare(WRITE_SQL).await?;
     let row = conn

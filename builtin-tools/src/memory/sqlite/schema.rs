@@ -105,7 +105,7 @@ pub(super) fn index(
     key: Option<&str>,
     tags: &[String],
 ) -> rusqlite::Result<()> {
-    let labels = format!("{} {}", key.unwrap_or_default(), tags.join(" "));
+    let labels = tags::labels(key, tags);
     conn.prepare_cached("DELETE FROM memories_fts WHERE rowid = ?1")?
         .execute([id])?;
     conn.prepare_cached("INSERT INTO memories_fts (rowid, body, labels) VALUES (?1, ?2, ?3)")?

@@ -48,23 +48,24 @@ impl TraceContext {
             .filter(|state| !state.is_empty() && state.len() <= MAX_TRACESTATE)
             .filter(|state| state.bytes().all(|b| (0x20..0x7f).contains(&b)))
             .map(str::to_owned);
+        // Passed on in the version this code knows, as the specification asks (a
+        // version 00 value is already in that form).
+        let traceparent = match version {
+            "00" => traceparent.to_owned(),
+            _ => format!("00-{trace_id}-{span_id}-{flags}"),
+        };
         Some(Self {
-            // Passed on in the version this code knows, as the specification asks.
-            traceparent: format!("00-{trace_id}-{span_id}-{flags}"),
+            traceparent,
             tracestate,
         })
     }
 
-    /// A context for `trace_id` (32 hex digits) and `span_id` (16), sampled or not.
-    /// `None` when the ids are not valid.
-    pub fn from_ids(trace_id: &str, span_id: &str, sampled: bool) -> Option<Self> {
+    /// A context for `trace_id` (32 hex digits) and `span_id` (16), sampled or not, with
+    /// `tracestate` checked as [`parse`](Self::parse) does. `None` when the ids are not
+    /// valid.
+    pub fn from_ids(trace_id: &str, span_id: &str, sampled: bool, tracestate: Option<&str>) -> Option<Self> {
         let flags = if sampled { "01" } else { "00" };
-        Self::parse(&format!("00-{trace_id}-{span_id}-{flags}"), None)
-    }
-
-    /// This context with `tracestate`, checked as [`parse`](Self::parse) does.
-    pub fn with_tracestate(self, tracestate: Option<&str>) -> Self {
-        Self::parse(&self.traceparent, tracestate).unwrap_or(self)
+        Self::parse(&format!("00-{trace_id}-{span_id}-{flags}"), tracestate)
     }
 
     /// The `traceparent` value, in version 00 form.
@@ -117,8 +118,25 @@ mod tests {
         // A later version may carry more fields; what we pass on is version 00.
         let future = format!("01-{}-extra", &VALID[3..]);
         assert_eq!(TraceContext::parse(&future, None).unwrap().traceparent(), VALID);
-        let unsampled = TraceContext::from_ids("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", false);
+        let unsampled = TraceContext::from_ids(
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+            "00f067aa0ba902b7",
+            false,
+            None,
+        );
         assert!(!unsampled.unwrap().sampled());
+        let with_state = TraceContext::from_ids(&VALID[3..35], &VALID[36..52], true, Some(" a=1 ")).unwrap();
+        assert_eq!(
+            (with_state.traceparent(), with_state.tracestate()),
+            (VALID, Some("a=1"))
+        );
+        // Surrounding whitespace is not passed on.
+        assert_eq!(
+            TraceContext::parse(&format!(" {VALID}\t"), None)
+                .unwrap()
+                .traceparent(),
+            VALID
+        );
     }
 
     #[test]

@@ -32,11 +32,8 @@ pub(crate) fn of(span: &SpanContext) -> Option<TraceContext> {
     if !span.is_valid() {
         return None;
     }
-    let context = TraceContext::from_ids(
-        &span.trace_id().to_string(),
-        &span.span_id().to_string(),
-        span.is_sampled(),
-    )?;
+    let flags = if span.is_sampled() { "01" } else { "00" };
+    let traceparent = format!("00-{}-{}-{flags}", span.trace_id(), span.span_id());
     let state = span.trace_state().header();
-    Some(context.with_tracestate((!state.is_empty()).then_some(state.as_str())))
+    TraceContext::parse(&traceparent, (!state.is_empty()).then_some(state.as_str()))
 }

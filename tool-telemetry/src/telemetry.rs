@@ -57,14 +57,13 @@ impl Telemetry {
         TelemetryBuilder::default()
     }
 
-    /// Sends what is queued, then stops both exporters (at most about 5 seconds each).
-    /// The providers' shutdown blocks, so it runs on the blocking pool; the runtime must
-    /// still be running.
+    /// Sends what is queued, then stops both exporters (at most about 5 seconds each):
+    /// the batch processors export their queues as they shut down. The providers'
+    /// shutdown blocks, so it runs on the blocking pool; the runtime must still be
+    /// running.
     pub async fn shutdown(&self) {
         let telemetry = self.clone();
         let _ = tokio::task::spawn_blocking(move || {
-            let _ = telemetry.tracer_provider.force_flush();
-            let _ = telemetry.logger_provider.force_flush();
             let _ = telemetry
                 .tracer_provider
                 .shutdown_with_timeout(Duration::from_secs(5));

@@ -87,21 +87,24 @@ impl Redactor {
     /// A result's text for a span: capped as arguments are, secrets inside it redacted,
     /// and every `known` secret replaced.
     pub(crate) fn result(&self, text: &str, known: &[String]) -> String {
-        let capped = redacted_string(text, self.max_bytes);
-        self.error(&capped, known)
+        replace_known(redacted_string(text, self.max_bytes), known)
     }
 
     /// The error text for the log: secrets inside it redacted, and every `known` secret
     /// (taken from the arguments) replaced wherever it appears.
     pub(crate) fn error(&self, text: &str, known: &[String]) -> String {
-        let mut error = redact_text(text).into_owned();
-        for secret in known {
-            if error.contains(secret.as_str()) {
-                error = error.replace(secret.as_str(), REDACTED);
-            }
-        }
-        error
+        replace_known(redact_text(text).into_owned(), known)
     }
+}
+
+/// `text` with every `known` secret replaced.
+fn replace_known(mut text: String, known: &[String]) -> String {
+    for secret in known {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), REDACTED);
+        }
+    }
+    text
 }
 
 fn redact_value(value: &Value, secrets: &mut Vec<String>) -> Value {

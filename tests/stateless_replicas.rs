@@ -127,7 +127,7 @@ fn deploy() -> Deployment {
         .map(|name| Replica::start(dir.path(), name, &config))
         .collect();
     let addrs: Vec<String> = replicas.iter().map(|replica| replica.addr.clone()).collect();
-    let nginx = nginx::Nginx::start(&dir.path().join("nginx"), &addrs);
+    let nginx = nginx::Nginx::start(&dir.path().join("nginx"), postgres::free_port(), &addrs);
     Deployment {
         _dir: dir,
         database,

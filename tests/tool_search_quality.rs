@@ -3,7 +3,6 @@
 //! server mounted over stdio, and 1,000 look-alike tools of a SaaS gateway; recall at 5
 //! must stay at 90% or more (the README reports the figure the bench prints).
 
-
 #[path = "support/everything.rs"]
 mod everything;
 #[path = "../benches/support/tool_catalog.rs"]

@@ -111,13 +111,7 @@ async fn postgres(config: &super::AuditConfig) -> Result<Option<PostgresAudit>, 
 
 /// Telemetry, when an endpoint is configured or the environment names one.
 fn telemetry(endpoint: Option<&str>) -> Result<Option<Telemetry>, CliError> {
-    let from_env = [
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    ]
-    .iter()
-    .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()));
-    if endpoint.is_none() && !from_env {
+    if endpoint.is_none() && !Telemetry::endpoint_in_environment() {
         return Ok(None);
     }
     let mut builder = Telemetry::builder();

@@ -8,10 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "ports.rs"]
-mod ports;
-use ports::free_port;
-
 /// A running nginx.
 pub(crate) struct Nginx {
     child: Child,
@@ -20,13 +16,13 @@ pub(crate) struct Nginx {
 }
 
 impl Nginx {
-    /// nginx balancing `/mcp` over `replicas` (`host:port` each), its files in `dir`.
-    pub(crate) fn start(dir: &Path, replicas: &[String]) -> Self {
+    /// nginx on loopback `port`, balancing `/mcp` over `replicas` (`host:port` each),
+    /// its files in `dir`.
+    pub(crate) fn start(dir: &Path, port: u16, replicas: &[String]) -> Self {
         let binary = binary().unwrap_or_else(|| {
             panic!("this test needs nginx: install it with `apt-get install nginx` (scripts/test does)")
         });
         std::fs::create_dir_all(dir.join("tmp")).expect("nginx's directories");
-        let port = free_port();
         let snippet = documented_config(port, replicas);
         let config = format!(
             "pid {d}/nginx.pid;

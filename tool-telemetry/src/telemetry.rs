@@ -57,6 +57,19 @@ impl Telemetry {
         TelemetryBuilder::default()
     }
 
+    /// Whether the environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, or
+    /// the traces' or logs' own): an application that exports only when asked builds
+    /// telemetry then, or when its configuration gives an endpoint.
+    pub fn endpoint_in_environment() -> bool {
+        [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+        ]
+        .into_iter()
+        .any(is_set)
+    }
+
     /// Sends what is queued, then stops both exporters (at most about 5 seconds each):
     /// the batch processors export their queues as they shut down. The providers'
     /// shutdown blocks, so it runs on the blocking pool; the runtime must still be
@@ -144,7 +157,7 @@ impl TelemetryBuilder {
     /// variable names one: an exporter given an endpoint in code uses it as is, so the
     /// path is added here, and the variable must keep winning as the specification says.
     fn signal_endpoint(&self, variable: &str, path: &str) -> Option<String> {
-        if std::env::var(variable).is_ok_and(|value| !value.trim().is_empty()) {
+        if is_set(variable) {
             return None;
         }
         let base = self.endpoint.as_deref()?;
@@ -184,4 +197,9 @@ fn env_lists(name: &str, value: &str) -> bool {
         list.split(',')
             .any(|item| item.trim().eq_ignore_ascii_case(value))
     })
+}
+
+/// Whether the environment variable holds something other than blanks.
+fn is_set(variable: &str) -> bool {
+    std::env::var(variable).is_ok_and(|value| !value.trim().is_empty())
 }

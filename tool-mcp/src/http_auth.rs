@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
@@ -132,15 +132,19 @@ impl fmt::Debug for HttpOptions {
 
 /// Middleware: passes requests that carry `token` as their bearer token.
 pub(crate) async fn require_bearer(token: Arc<str>, request: Request, next: Next) -> Response {
-    let given = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match given {
-        Some(given) if same(given.trim().as_bytes(), token.as_bytes()) => next.run(request).await,
+    match bearer(request.headers()) {
+        Some(given) if same(given.as_bytes(), token.as_bytes()) => next.run(request).await,
         _ => unauthorized(),
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1; the scheme's case
+/// does not matter), if the request has a non-empty one.
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 fn unauthorized() -> Response {
@@ -182,6 +186,23 @@ mod tests {
         );
         assert!(HttpOptions::new().bearer_token("t").check(network).is_ok());
         assert!(HttpOptions::new().allow_unauthenticated().check(network).is_ok());
+    }
+
+    #[test]
+    fn the_bearer_token_is_read_whatever_the_schemes_case() {
+        let token = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            bearer(&headers).map(str::to_owned)
+        };
+        assert_eq!(token("Bearer abc").as_deref(), Some("abc"));
+        assert_eq!(token("bearer abc").as_deref(), Some("abc"));
+        assert_eq!(token("BEARER  abc ").as_deref(), Some("abc"));
+        assert_eq!(token("Basic abc"), None);
+        assert_eq!(token("Bearer"), None);
+        assert_eq!(token("Bearer   "), None);
+        assert_eq!(token("Bearerabc"), None);
+        assert_eq!(bearer(&HeaderMap::new()), None);
     }
 
     #[test]

@@ -17,9 +17,9 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use tokio::sync::Mutex;
+use jsonwebtoken::get_current_timestamp;
+use tokio::sync::{Mutex, MutexGuard};
 use url::Url;
 
 use super::authorizer::Authorizer;
@@ -84,6 +84,15 @@ enum Grant {
     Unset,
 }
 
+/// Why the server refused a token, as [`OAuthClient::replace`] is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// `401`: no token, or one the server does not admit.
+    Unauthorized,
+    /// `403 insufficient_scope`: a token without the scope the call needs.
+    InsufficientScope,
+}
+
 #[derive(Default)]
 struct LoginState {
     login: Option<StoredLogin>,
@@ -141,14 +150,13 @@ impl OAuthClient {
     /// The access token to send now, refreshed first when it is about to expire; `None`
     /// before the first login (the server's `401` starts one).
     pub(crate) async fn token(&self) -> Result<Option<String>, OAuthClientError> {
-        let mut state = self.shared.state.lock().await;
-        self.load(&mut state)?;
+        let mut state = self.state().await?;
         let Some(login) = &state.login else {
             return Ok(None);
         };
         let expiring = login
             .expires_at
-            .is_some_and(|at| at <= now() + REFRESH_MARGIN_SECS);
+            .is_some_and(|at| at <= get_current_timestamp() + REFRESH_MARGIN_SECS);
         if expiring && login.refresh_token.is_some() {
             // A refresh that fails leaves the old token, which the server's 401 will
             // then send through a new login.
@@ -157,54 +165,62 @@ impl OAuthClient {
         Ok(state.login.as_ref().map(|login| login.access_token.clone()))
     }
 
-    /// A token after the server refused `sent` with `challenge` (`401`): another call's
-    /// newer token, a refreshed one, or one from a new login.
-    pub(crate) async fn unauthorized(
+    /// A token to send instead of `sent`, which the server refused with `challenge` (its
+    /// `WWW-Authenticate`) for `refusal`: another call's newer token when there is one,
+    /// else what [`reauthorize`](Self::reauthorize) or [`step_up`](Self::step_up) gets.
+    pub(crate) async fn replace(
         &self,
         server: &Url,
         sent: Option<&str>,
         challenge: &str,
+        refusal: Refusal,
     ) -> Result<String, OAuthClientError> {
-        let mut state = self.shared.state.lock().await;
-        self.load(&mut state)?;
+        let mut state = self.state().await?;
         if let Some(newer) = newer_than(&state, sent) {
             return Ok(newer);
         }
+        let challenge = Challenge::parse(challenge);
+        match refusal {
+            Refusal::Unauthorized => self.reauthorize(&mut state, server, sent, &challenge).await,
+            Refusal::InsufficientScope => self.step_up(&mut state, server, &challenge).await,
+        }
+    }
+
+    /// After a `401`: a refreshed token, or one from a new login.
+    async fn reauthorize(
+        &self,
+        state: &mut LoginState,
+        server: &Url,
+        sent: Option<&str>,
+        challenge: &Challenge,
+    ) -> Result<String, OAuthClientError> {
         if sent.is_some()
             && state
                 .login
                 .as_ref()
                 .is_some_and(|login| login.refresh_token.is_some())
         {
-            match self.refresh(&mut state).await {
+            match self.refresh(state).await {
                 Ok(token) => return Ok(token),
                 Err(error) => tracing::info!("a token refresh failed, logging in again: {error}"),
             }
         }
-        let challenge = Challenge::parse(challenge);
         let scopes = self.shared.config.scopes.clone().or_else(|| challenge.scopes());
-        self.log_in(&mut state, server, &challenge, scopes).await
+        self.log_in(state, server, challenge, scopes).await
     }
 
-    /// A token after the server refused `sent` for want of scope (`403
-    /// insufficient_scope`): another call's newer token, or one from a new login with the
-    /// scopes asked for added to those held.
-    pub(crate) async fn insufficient_scope(
+    /// After a `403 insufficient_scope`: a token from a new login with the scopes asked for
+    /// added to those held, a bounded number of times in a row.
+    async fn step_up(
         &self,
+        state: &mut LoginState,
         server: &Url,
-        sent: Option<&str>,
-        challenge: &str,
+        challenge: &Challenge,
     ) -> Result<String, OAuthClientError> {
-        let mut state = self.shared.state.lock().await;
-        self.load(&mut state)?;
-        if let Some(newer) = newer_than(&state, sent) {
-            return Ok(newer);
-        }
         let limit = self.shared.config.max_step_ups;
         if self.shared.step_ups.fetch_add(1, Ordering::SeqCst) >= limit {
             return Err(OAuthClientError::StepUpLimit(limit));
         }
-        let challenge = Challenge::parse(challenge);
         let mut scopes: BTreeSet<String> = state
             .login
             .as_ref()
@@ -212,7 +228,7 @@ impl OAuthClient {
             .unwrap_or_default();
         scopes.extend(challenge.scopes().unwrap_or_default());
         let scopes: Vec<String> = scopes.into_iter().collect();
-        self.log_in(&mut state, server, &challenge, Some(scopes)).await
+        self.log_in(state, server, challenge, Some(scopes)).await
     }
 
     /// A request went through: the next refusal for want of scope starts a new count.
@@ -220,12 +236,15 @@ impl OAuthClient {
         self.shared.step_ups.store(0, Ordering::SeqCst);
     }
 
-    fn load(&self, state: &mut LoginState) -> Result<(), OAuthClientError> {
+    /// The login state, locked (one login, refresh or step-up at a time) and read from the
+    /// store on first use.
+    async fn state(&self) -> Result<MutexGuard<'_, LoginState>, OAuthClientError> {
+        let mut state = self.shared.state.lock().await;
         if !state.loaded {
             state.login = self.shared.config.store.load().map_err(OAuthClientError::Store)?;
             state.loaded = true;
         }
-        Ok(())
+        Ok(state)
     }
 
     fn keep(&self, state: &mut LoginState, login: StoredLogin) -> Result<String, OAuthClientError> {
@@ -275,13 +294,9 @@ impl OAuthClient {
     }
 
     async fn metadata_of(&self, issuer: &str) -> Result<ServerMetadata, OAuthClientError> {
-        let url = Url::parse(issuer)
-            .map_err(|error| OAuthClientError::Discovery(format!("the issuer `{issuer}`: {error}")))?;
-        if !fetch::is_secure(&url) {
-            return Err(OAuthClientError::Discovery(format!(
-                "the authorization server `{issuer}` is not HTTPS"
-            )));
-        }
+        let url = fetch::secure_url(issuer).map_err(|problem| {
+            OAuthClientError::Discovery(format!("the authorization server `{issuer}` {problem}"))
+        })?;
         discovery::discover(&self.shared.http, &url)
             .await
             .map_err(|error| OAuthClientError::Discovery(error.0))
@@ -317,7 +332,7 @@ impl OAuthClient {
             token_endpoint_auth_method: client.auth.name().to_owned(),
             access_token: tokens.access_token.clone(),
             refresh_token: tokens.refresh_token.clone(),
-            expires_at: tokens.expires_in.map(|seconds| now() + seconds),
+            expires_at: tokens.expires_in.map(|seconds| get_current_timestamp() + seconds),
             scopes: scopes.clone(),
         };
         let token_endpoint = endpoint(metadata.token_endpoint.as_deref(), "token_endpoint")?;
@@ -574,25 +589,13 @@ fn with_tokens(mut login: StoredLogin, tokens: Tokens) -> StoredLogin {
     if tokens.refresh_token.is_some() {
         login.refresh_token = tokens.refresh_token;
     }
-    login.expires_at = tokens.expires_in.map(|seconds| now() + seconds);
+    login.expires_at = tokens.expires_in.map(|seconds| get_current_timestamp() + seconds);
     login
 }
 
 fn endpoint(url: Option<&str>, what: &str) -> Result<Url, OAuthClientError> {
     let url =
         url.ok_or_else(|| OAuthClientError::Discovery(format!("the authorization server has no {what}")))?;
-    let parsed = Url::parse(url)
-        .map_err(|error| OAuthClientError::Discovery(format!("its {what} `{url}`: {error}")))?;
-    if !fetch::is_secure(&parsed) {
-        return Err(OAuthClientError::Discovery(format!(
-            "its {what} `{url}` is not HTTPS"
-        )));
-    }
-    Ok(parsed)
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
+    fetch::secure_url(url)
+        .map_err(|problem| OAuthClientError::Discovery(format!("its {what} `{url}` {problem}")))
 }

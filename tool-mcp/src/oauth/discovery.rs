@@ -39,25 +39,19 @@ pub(crate) struct ServerMetadata {
 
 /// Where `issuer`'s metadata may be, in the order they are tried.
 pub(crate) fn metadata_urls(issuer: &Url) -> Vec<Url> {
+    let mut urls = vec![
+        fetch::well_known(issuer, "oauth-authorization-server"),
+        fetch::well_known(issuer, "openid-configuration"),
+    ];
     let path = issuer.path().trim_end_matches('/');
-    let at = |path: String| {
-        let mut url = issuer.clone();
-        url.set_path(&path);
-        url.set_query(None);
-        url.set_fragment(None);
-        url
-    };
-    if path.is_empty() {
-        return vec![
-            at("/.well-known/oauth-authorization-server".to_owned()),
-            at("/.well-known/openid-configuration".to_owned()),
-        ];
+    if !path.is_empty() {
+        // OpenID Connect Discovery's own place: appended to the issuer's path.
+        urls.push(fetch::at_path(
+            issuer,
+            &format!("{path}/.well-known/openid-configuration"),
+        ));
     }
-    vec![
-        at(format!("/.well-known/oauth-authorization-server{path}")),
-        at(format!("/.well-known/openid-configuration{path}")),
-        at(format!("{path}/.well-known/openid-configuration")),
-    ]
+    urls
 }
 
 /// The metadata of `issuer`: the first of [`metadata_urls`] that answers with a document

@@ -1,6 +1,7 @@
 //! Reading JSON documents from an authorization server: its metadata, its keys, its
 //! introspection answers — bounded in size and time, so a slow or hostile server cannot
-//! hold a request or fill memory.
+//! hold a request or fill memory; and the URLs they are read from: which may be used
+//! ([`secure_url`]), and where well-known documents are ([`well_known`]).
 
 use std::time::Duration;
 
@@ -47,7 +48,7 @@ pub(crate) async fn json<T: DeserializeOwned>(
 }
 
 /// The body, refused once it passes [`MAX_DOCUMENT_BYTES`].
-async fn bounded_body(mut response: reqwest::Response, url: &Url) -> Result<Vec<u8>, FetchError> {
+pub(crate) async fn bounded_body(mut response: reqwest::Response, url: &Url) -> Result<Vec<u8>, FetchError> {
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()
@@ -64,6 +65,16 @@ async fn bounded_body(mut response: reqwest::Response, url: &Url) -> Result<Vec<
     Ok(body)
 }
 
+/// `url` parsed, if it may be used for OAuth ([`is_secure`]); else what is wrong with it,
+/// worded to follow the URL (`` the issuer `{url}` {problem} ``).
+pub(crate) fn secure_url(url: &str) -> Result<Url, String> {
+    match Url::parse(url) {
+        Ok(parsed) if is_secure(&parsed) => Ok(parsed),
+        Ok(_) => Err("must be HTTPS (HTTP only for localhost)".to_owned()),
+        Err(error) => Err(format!("is not a URL ({error})")),
+    }
+}
+
 /// Whether `url` may be used for OAuth: HTTPS, or HTTP to this machine (a development
 /// authorization server, or one in tests).
 pub(crate) fn is_secure(url: &Url) -> bool {
@@ -76,5 +87,53 @@ pub(crate) fn is_secure(url: &Url) -> bool {
             None => false,
         },
         _ => false,
+    }
+}
+
+/// `base` with `/.well-known/{name}` inserted before its path (a trailing `/` dropped), and
+/// no query or fragment: where RFC 8414 and RFC 9728 put a server's metadata.
+pub(crate) fn well_known(base: &Url, name: &str) -> Url {
+    let path = base.path().trim_end_matches('/');
+    at_path(base, &format!("/.well-known/{name}{path}"))
+}
+
+/// `base` with `path` for its path, and no query or fragment.
+pub(crate) fn at_path(base: &Url, path: &str) -> Url {
+    let mut url = base.clone();
+    url.set_path(path);
+    url.set_query(None);
+    url.set_fragment(None);
+    url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_paths_go_before_the_path() {
+        let at = |base: &str| well_known(&Url::parse(base).unwrap(), "oauth-protected-resource");
+        assert_eq!(
+            at("https://mcp.example.com/mcp/?q=1#f").as_str(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            at("https://mcp.example.com").as_str(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn only_https_urls_or_this_machines_are_secure() {
+        assert!(secure_url("https://auth.example.com/token").is_ok());
+        assert!(secure_url("http://127.0.0.1:9000/token").is_ok());
+        assert!(secure_url("http://[::1]:9000/token").is_ok());
+        assert!(secure_url("http://localhost:9000/token").is_ok());
+        assert_eq!(
+            secure_url("http://auth.example.com/token"),
+            Err("must be HTTPS (HTTP only for localhost)".to_owned())
+        );
+        assert!(secure_url("ftp://auth.example.com").is_err());
+        assert!(secure_url("not a url").unwrap_err().starts_with("is not a URL ("));
     }
 }

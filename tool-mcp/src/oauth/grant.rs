@@ -4,7 +4,7 @@
 //! client credentials — with the client authentication the server takes.
 
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use url::Url;
@@ -228,14 +228,7 @@ pub(crate) async fn token(
     let mut form: Vec<(&str, &str)> = params.to_vec();
     let mut request = http.post(endpoint.clone());
     match (client.auth, client.secret.as_deref()) {
-        (ClientAuth::Basic, Some(secret)) => {
-            // RFC 6749 §2.3.1: both parts form-urlencoded before Basic encoding.
-            let credentials = format!("{}:{}", form_encode(&client.id), form_encode(secret));
-            request = request.header(
-                reqwest::header::AUTHORIZATION,
-                format!("Basic {}", STANDARD.encode(credentials)),
-            );
-        }
+        (ClientAuth::Basic, Some(secret)) => request = basic_auth(request, &client.id, secret),
         (ClientAuth::Post, Some(secret)) => {
             form.push(("client_id", &client.id));
             form.push(("client_secret", secret));
@@ -248,10 +241,9 @@ pub(crate) async fn token(
         .await
         .map_err(|error| TokenFailure::Failed(format!("{endpoint}: {error}")))?;
     let status = response.status();
-    let body = response
-        .bytes()
+    let body = fetch::bounded_body(response, endpoint)
         .await
-        .map_err(|error| TokenFailure::Failed(format!("{endpoint}: {error}")))?;
+        .map_err(|FetchError(error)| TokenFailure::Failed(error))?;
     if status.is_success() {
         return serde_json::from_slice(&body).map_err(|error| {
             TokenFailure::Failed(format!(
@@ -271,6 +263,16 @@ pub(crate) async fn token(
         }),
         None => Err(TokenFailure::Failed(format!("{endpoint} answered {status}"))),
     }
+}
+
+/// `request` authenticated as client `id` with `secret` by HTTP Basic, both parts
+/// form-urlencoded first (RFC 6749 §2.3.1), so that a `:` or `%` in them survives.
+pub(crate) fn basic_auth(
+    request: reqwest::RequestBuilder,
+    id: &str,
+    secret: &str,
+) -> reqwest::RequestBuilder {
+    request.basic_auth(form_encode(id), Some(form_encode(secret)))
 }
 
 fn form_encode(text: &str) -> String {

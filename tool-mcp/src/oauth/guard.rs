@@ -23,18 +23,24 @@ use super::OAuthResource;
 use super::resource::TokenError;
 use crate::authorized::Authorized;
 
-/// The most a request body is read to find the tool it calls; larger requests pass on to
-/// the MCP layer unread (which has limits of its own).
+/// The most a request body is read to find the tool it calls (POSTs only, and only when
+/// scopes are set); a larger body is refused with `413`, not passed on unchecked.
 const MAX_PEEKED_BODY: usize = 4 * 1024 * 1024;
 /// At most this many sessions are remembered with their owner; the oldest are forgotten.
 const MAX_SESSIONS: usize = 10_000;
 /// The header a streamable HTTP session is named by.
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// Reaches, for a principal, the tools its token's scopes grant.
+type Reach = dyn Fn(&Principal, &tool_core::ToolSpec) -> bool + Send + Sync;
+
 /// The check in front of the MCP endpoint, shared by its requests.
 pub(crate) struct Guard {
     resource: OAuthResource,
     registry: ToolRegistry,
+    /// Which tools a principal's scopes reach, as the handler asks it: built once, shared
+    /// by every request.
+    reach: Arc<Reach>,
     sessions: Mutex<SessionOwners>,
 }
 
@@ -47,19 +53,26 @@ struct SessionOwners {
 
 impl Guard {
     pub(crate) fn new(resource: OAuthResource, registry: ToolRegistry) -> Arc<Self> {
+        let reach: Arc<Reach> = {
+            let resource = resource.clone();
+            Arc::new(move |principal: &Principal, tool: &tool_core::ToolSpec| {
+                resource.scopes().allows(principal, tool)
+            })
+        };
         Arc::new(Self {
             resource,
             registry,
+            reach,
             sessions: Mutex::default(),
         })
     }
 
     /// The middleware: admits the request with its principal, or answers it.
     pub(crate) async fn check(self: Arc<Self>, request: Request, next: Next) -> Response {
-        let Some(token) = bearer_token(&request) else {
+        let Some(token) = crate::http_auth::bearer(request.headers()) else {
             return self.challenge(StatusCode::UNAUTHORIZED, None);
         };
-        let principal = match self.resource.verify(&token).await {
+        let principal = match self.resource.verify(token).await {
             Ok(principal) => principal,
             Err(TokenError::Invalid(why)) => {
                 return self.challenge(StatusCode::UNAUTHORIZED, Some(("invalid_token", &why)));
@@ -82,11 +95,10 @@ impl Guard {
             Err(refused) => return refused,
         };
         let subject = principal.subject.clone();
-        let scopes = self.resource.scopes().clone();
-        let reach =
-            Arc::new(move |principal: &Principal, tool: &tool_core::ToolSpec| scopes.allows(principal, tool));
         let mut request = request;
-        request.extensions_mut().insert(Authorized::new(principal, reach));
+        request
+            .extensions_mut()
+            .insert(Authorized::new(principal, Arc::clone(&self.reach)));
         let response = next.run(request).await;
         if session.is_none()
             && let Some(opened) = response
@@ -205,13 +217,6 @@ fn called_tool(body: &[u8]) -> Option<String> {
         return None;
     }
     Some(message.get("params")?.get("name")?.as_str()?.to_owned())
-}
-
-fn bearer_token(request: &Request) -> Option<String> {
-    let value = header_text(request, header::AUTHORIZATION.as_str())?;
-    let (scheme, token) = value.split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_owned())
 }
 
 fn header_text(request: &Request, name: &str) -> Option<String> {

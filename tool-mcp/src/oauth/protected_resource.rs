@@ -29,20 +29,12 @@ pub(crate) fn candidates(server: &Url, challenge: &Challenge) -> Vec<Url> {
     {
         return vec![named];
     }
-    let path = server.path().trim_end_matches('/');
-    let at = |path: &str| {
-        let mut url = server.clone();
-        url.set_path(path);
-        url.set_query(None);
-        url.set_fragment(None);
-        url
-    };
-    let mut urls = Vec::new();
-    if !path.is_empty() {
-        urls.push(at(&format!("/.well-known/oauth-protected-resource{path}")));
+    let for_path = fetch::well_known(server, "oauth-protected-resource");
+    let for_origin = fetch::at_path(server, "/.well-known/oauth-protected-resource");
+    if for_path == for_origin {
+        return vec![for_origin];
     }
-    urls.push(at("/.well-known/oauth-protected-resource"));
-    urls
+    vec![for_path, for_origin]
 }
 
 /// `server`'s protected resource metadata, checked to be about it.

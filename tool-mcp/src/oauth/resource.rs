@@ -16,6 +16,7 @@ use url::Url;
 use super::ScopeMap;
 use super::discovery::{self, ServerMetadata};
 use super::fetch::{self, FetchError};
+use super::grant;
 use super::keys::{KeyCache, KeyError};
 
 /// How long, by default, a token may be past its `exp` (or before its `nbf`): clocks
@@ -205,7 +206,7 @@ impl OAuthResource {
                     .map_err(|error| TokenError::Unavailable(error.0))?;
                 let keys = match metadata.jwks_uri.as_deref() {
                     Some(uri) => {
-                        let uri = secure_url(uri, "the jwks_uri").map_err(TokenError::Unavailable)?;
+                        let uri = secure_url(uri, "the jwks_uri")?;
                         Some(KeyCache::new(inner.http.clone(), uri, inner.key_refetch))
                     }
                     None => None,
@@ -263,12 +264,9 @@ impl OAuthResource {
         let endpoint = metadata.introspection_endpoint.as_deref().ok_or_else(|| {
             TokenError::Unavailable("the authorization server has no introspection endpoint".to_owned())
         })?;
-        let endpoint = secure_url(endpoint, "the introspection endpoint").map_err(TokenError::Unavailable)?;
-        let request = self
-            .inner
-            .http
-            .post(endpoint.clone())
-            .basic_auth(&credentials.id, Some(&credentials.secret))
+        let endpoint = secure_url(endpoint, "the introspection endpoint")?;
+        let request = self.inner.http.post(endpoint.clone());
+        let request = grant::basic_auth(request, &credentials.id, &credentials.secret)
             .form(&[("token", token), ("token_type_hint", "access_token")]);
         let answer: Introspection = fetch::json(request, &endpoint)
             .await
@@ -355,18 +353,11 @@ impl OAuthResourceBuilder {
 
     /// The resource server, or what is wrong with the URLs.
     pub fn build(self) -> Result<OAuthResource, OAuthError> {
-        let issuer = Url::parse(&self.issuer).map_err(|error| OAuthError::BadUrl {
+        let issuer = fetch::secure_url(&self.issuer).map_err(|problem| OAuthError::BadUrl {
             what: "the issuer",
             url: self.issuer.clone(),
-            problem: format!("is not a URL ({error})"),
+            problem,
         })?;
-        if !fetch::is_secure(&issuer) {
-            return Err(OAuthError::BadUrl {
-                what: "the issuer",
-                url: self.issuer,
-                problem: "must be HTTPS (HTTP only for localhost)".to_owned(),
-            });
-        }
         let audience = Url::parse(&self.audience).map_err(|error| OAuthError::BadUrl {
             what: "the audience",
             url: self.audience.clone(),
@@ -560,21 +551,13 @@ fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> String {
 /// `audience` with `/.well-known/oauth-protected-resource` inserted before its path
 /// (RFC 9728 §3.1).
 fn metadata_url(audience: &Url) -> String {
-    let path = audience.path().trim_end_matches('/');
-    let mut url = audience.clone();
-    url.set_path(&format!("/.well-known/oauth-protected-resource{path}"));
-    url.set_query(None);
-    url.set_fragment(None);
-    url.into()
+    fetch::well_known(audience, "oauth-protected-resource").into()
 }
 
-/// `url`, if it parses and is HTTPS (or HTTP to this machine).
-fn secure_url(url: &str, what: &str) -> Result<Url, String> {
-    match Url::parse(url) {
-        Ok(parsed) if fetch::is_secure(&parsed) => Ok(parsed),
-        Ok(_) => Err(format!("{what} `{url}` is not HTTPS")),
-        Err(error) => Err(format!("{what} `{url}` is not a URL ({error})")),
-    }
+/// `url`, named in the issuer's metadata as `what`, if it may be used
+/// ([`fetch::secure_url`]); else the issuer cannot be used now.
+fn secure_url(url: &str, what: &str) -> Result<Url, TokenError> {
+    fetch::secure_url(url).map_err(|problem| TokenError::Unavailable(format!("{what} `{url}` {problem}")))
 }
 
 /// A SHA-256 of the token: introspection answers are kept under it, never the token.

@@ -14,6 +14,7 @@ use rmcp::transport::streamable_http_client::{
 use url::Url;
 
 use super::OAuthClient;
+use super::client::Refusal;
 
 type HeaderMap = HashMap<axum::http::HeaderName, axum::http::HeaderValue>;
 type Error = StreamableHttpError<reqwest::Error>;
@@ -67,30 +68,25 @@ impl OAuthHttpClient {
         let mut token = self.login.token().await.map_err(login_failed)?;
         let mut unauthorized = 0;
         loop {
-            match call(token.clone()).await {
+            let (refusal, challenge) = match call(token.clone()).await {
                 Err(StreamableHttpError::AuthRequired(challenge)) if unauthorized < UNAUTHORIZED_RETRIES => {
                     unauthorized += 1;
-                    let header = &challenge.www_authenticate_header;
-                    let better = self
-                        .login
-                        .unauthorized(&self.server, token.as_deref(), header)
-                        .await;
-                    token = Some(better.map_err(login_failed)?);
+                    (Refusal::Unauthorized, challenge.www_authenticate_header)
                 }
                 Err(StreamableHttpError::InsufficientScope(challenge)) => {
-                    let header = &challenge.www_authenticate_header;
-                    let better = self
-                        .login
-                        .insufficient_scope(&self.server, token.as_deref(), header)
-                        .await;
-                    token = Some(better.map_err(login_failed)?);
+                    (Refusal::InsufficientScope, challenge.www_authenticate_header)
                 }
                 Ok(answer) => {
                     self.login.succeeded();
                     return Ok(answer);
                 }
                 Err(error) => return Err(error),
-            }
+            };
+            let better = self
+                .login
+                .replace(&self.server, token.as_deref(), &challenge, refusal)
+                .await;
+            token = Some(better.map_err(login_failed)?);
         }
     }
 }
@@ -103,28 +99,34 @@ fn login_failed(error: super::OAuthClientError) -> Error {
 impl StreamableHttpClient for OAuthHttpClient {
     type Error = reqwest::Error;
 
+    // As rmcp's own client does: the plain methods are the limited ones with the default
+    // limits (rmcp's transport calls only the limited ones).
     async fn post_message(
         &self,
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HeaderMap,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.with_login(|token| {
-            let (uri, message, session_id, headers) = (
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                self.inner
-                    .post_message(uri, message, session_id, token, headers)
-                    .await
-            }
-        })
-        .await
+        let limits = StreamableHttpResponseLimits::default();
+        self.post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
+            .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let mut limits = StreamableHttpResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
+            .await
     }
 
     async fn post_message_with_response_limits(
@@ -171,18 +173,18 @@ impl StreamableHttpClient for OAuthHttpClient {
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
-        _auth_header: Option<String>,
+        auth_header: Option<String>,
         custom_headers: HeaderMap,
     ) -> Result<BoxStream<'static, Result<sse_stream::Sse, sse_stream::Error>>, Error> {
-        self.with_login(|token| {
-            let (uri, session_id, last, headers) = (
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                custom_headers.clone(),
-            );
-            async move { self.inner.get_stream(uri, session_id, last, token, headers).await }
-        })
+        let max_sse_event_size = StreamableHttpResponseLimits::default().max_sse_event_size;
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            max_sse_event_size,
+        )
         .await
     }
 

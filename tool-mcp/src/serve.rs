@@ -129,7 +129,8 @@ impl McpHandler {
         options.check(local_addr)?;
         #[cfg(feature = "oauth")]
         let registry = self.registry().clone();
-        let handler = match options.is_stateless() {
+        let stateless = options.is_stateless();
+        let handler = match stateless {
             true => self.stateless(),
             false => self,
         };
@@ -137,7 +138,7 @@ impl McpHandler {
         let cancel_calls = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(cancel_calls.child_token())
-            .with_legacy_session_mode(!options.is_stateless());
+            .with_legacy_session_mode(!stateless);
         config = match options.checks_host() {
             true => config.with_allowed_hosts(allowed_hosts(local_addr)),
             false => config.disable_allowed_hosts(),
@@ -181,7 +182,7 @@ impl McpHandler {
             local_addr,
             shutdown,
             cancel_calls,
-            drain: options.is_stateless().then_some(DRAIN_TIMEOUT),
+            drain: stateless.then_some(DRAIN_TIMEOUT),
             task: Some(task),
         })
     }

@@ -137,13 +137,16 @@ impl TokenStore for FileTokenStore {
             .mode(0o700)
             .create(directory)?;
         let text = serde_json::to_vec_pretty(login).map_err(io::Error::other)?;
+        // Unique within the process too: two clients may share a file.
+        static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let temporary = directory.join(format!(
-            ".{}.{}.tmp",
+            ".{}.{}.{}.tmp",
             self.path
                 .file_name()
                 .and_then(|name| name.to_str())
                 .unwrap_or("login"),
-            std::process::id()
+            std::process::id(),
+            SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let mut file = std::fs::OpenOptions::new()
             .write(true)
@@ -154,7 +157,9 @@ impl TokenStore for FileTokenStore {
         file.write_all(&text)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&temporary, &self.path)
+        std::fs::rename(&temporary, &self.path)?;
+        // The rename itself survives a crash only once the directory is on disk.
+        std::fs::File::open(directory)?.sync_all()
     }
 
     fn clear(&self) -> io::Result<()> {

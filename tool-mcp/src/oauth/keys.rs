@@ -4,14 +4,15 @@
 //!
 //! Refetching on an unknown key id is rate-limited: a flood of tokens naming made-up keys
 //! costs the authorization server one request per interval, not one per token. Callers
-//! that need a fetch while another is in flight wait for it and share its answer.
+//! that need a fetch while another is in flight wait for it and share its answer; tokens
+//! whose key is known do not wait for a fetch.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, RwLock};
 use url::Url;
 
 use super::fetch::{self, FetchError};
@@ -25,7 +26,9 @@ pub(crate) struct KeyCache {
     jwks_uri: Url,
     /// The shortest time between two fetches caused by unknown key ids.
     min_refresh: Duration,
-    state: Mutex<Keys>,
+    state: RwLock<Keys>,
+    /// Held while fetching, so that one fetch serves every caller waiting for it.
+    fetching: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -51,26 +54,37 @@ impl KeyCache {
             http,
             jwks_uri,
             min_refresh,
-            state: Mutex::new(Keys::default()),
+            state: RwLock::new(Keys::default()),
+            fetching: Mutex::new(()),
         }
     }
 
     /// The key a token's header names (`kid`), or the set's only key when it names none.
     pub(crate) async fn key(&self, kid: Option<&str>) -> Result<Arc<Jwk>, KeyError> {
-        let mut keys = self.state.lock().await;
-        let fresh = keys.fetched.is_some_and(|at| at.elapsed() < MAX_AGE);
-        if fresh && let Some(key) = keys.find(kid) {
+        if let Some(key) = self.state.read().await.fresh(kid) {
             return Ok(key);
         }
-        let may_refetch = keys.fetched.is_none_or(|at| at.elapsed() >= self.min_refresh) || !fresh;
+        let _fetching = self.fetching.lock().await;
+        // Looked at again: the fetch this caller waited for may have brought the key.
+        let fetched = {
+            let keys = self.state.read().await;
+            if let Some(key) = keys.fresh(kid) {
+                return Ok(key);
+            }
+            keys.fetched
+        };
+        let stale = fetched.is_none_or(|at| at.elapsed() >= MAX_AGE);
+        let may_refetch = stale || fetched.is_none_or(|at| at.elapsed() >= self.min_refresh);
         if !may_refetch {
             return Err(KeyError::Unknown);
         }
         let set = fetch::json::<JwkSet>(self.http.get(self.jwks_uri.clone()), &self.jwks_uri)
             .await
             .map_err(KeyError::Unavailable)?;
-        *keys = Keys::from_set(set);
-        keys.find(kid).ok_or(KeyError::Unknown)
+        let keys = Keys::from_set(set);
+        let key = keys.find(kid);
+        *self.state.write().await = keys;
+        key.ok_or(KeyError::Unknown)
     }
 }
 
@@ -93,6 +107,12 @@ impl Keys {
             }
         }
         keys
+    }
+
+    /// The key, when the set is not too old to use.
+    fn fresh(&self, kid: Option<&str>) -> Option<Arc<Jwk>> {
+        let fresh = self.fetched.is_some_and(|at| at.elapsed() < MAX_AGE);
+        fresh.then(|| self.find(kid)).flatten()
     }
 
     fn find(&self, kid: Option<&str>) -> Option<Arc<Jwk>> {

@@ -307,6 +307,23 @@ async fn configuration_files_are_read_and_checked() {
         out.stderr
     );
 
+    // An unknown section is placed, and every key and section a config file may have is
+    // named: the command line's own as well as the built-in tools'.
+    let unknown = dir.path().join("unknown.toml");
+    std::fs::write(&unknown, "default_timeout = \"30s\"\n\n[bogus]\na = 1\n").unwrap();
+    let out = run(&["--config", unknown.to_str().unwrap(), "list"], "").await;
+    assert_eq!(out.status, 2);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "agent-tools: invalid config file {}:3:1: unknown field `bogus`, expected one of \
+             `default_timeout`, `audit_log`, `policy`, `auth`, `serve`, `telemetry`, `audit`, \
+             `tool_search`, `mount`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
+             `media`, `screenshot`\n",
+            unknown.display()
+        )
+    );
+
     let bad_duration = dir.path().join("bad-duration.toml");
     std::fs::write(&bad_duration, "default_timeout = \"soon\"\n").unwrap();
     let out = run(&["--config", bad_duration.to_str().unwrap(), "list"], "").await;

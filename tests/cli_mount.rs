@@ -11,6 +11,8 @@ use agent_tools::mcp::{HttpOptions, HttpServer, McpHandler};
 use agent_tools::{ToolRegistry, tool};
 use serde_json::Value;
 
+#[path = "support/ports.rs"]
+mod ports;
 #[path = "support/processes.rs"]
 #[allow(dead_code)] // each test binary uses part of it
 mod processes;
@@ -54,7 +56,8 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
     elif method == "tools/call":
         name = params["name"]
-        text = "hello " + params["arguments"]["who"] if name == "hello" else name
+        greeting = os.environ.get("GREETING", "hello")
+        text = greeting + " " + params["arguments"]["who"] if name == "hello" else name
         send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
     else:
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "no method " + method}})
@@ -430,5 +433,141 @@ async fn an_http_server_is_mounted_with_its_token_for_call_and_list() {
     assert_eq!(
         stderr(&unset),
         "agent-tools: --mount-token-env: $WEB_TOKEN is not set or empty\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_is_one_config_file_of_mounts() {
+    let dir = temp_dirs();
+    let marker = processes::marker();
+    let server = http_server("docs-secret").await;
+    let tools = format!("[{HELLO}]");
+    let config = dir.path().join("gateway.toml");
+    let entries = format!(
+        r#"
+[[mount]]
+name = "py"
+command = ["{python}", "-u", "-c", '''{PYTHON_SERVER}''', '''{tools}''', "{marker}"]
+env = {{ GREETING = "howdy" }}
+timeout = "20s"
+
+[[mount]]
+name = "docs"
+url = "{url}"
+token_env = "DOCS_TOKEN"
+prefix = "kb_"
+defer = true
+"#,
+        python = python(),
+        url = server.url(),
+    );
+    std::fs::write(&config, entries).unwrap();
+    let config = config.to_str().unwrap();
+    let token: &[(&str, &str)] = &[("DOCS_TOKEN", "docs-secret")];
+
+    // Both mounted, each as its entry says: the child got its environment, the HTTP
+    // server its token and prefix, and its tools are deferred.
+    let called = binary_async(
+        &["--config", config, "call", "py_hello", r#"{"who": "you"}"#],
+        dir.path(),
+        token,
+    )
+    .await;
+    assert_eq!(stdout(&called), "howdy you\n", "{}", stderr(&called));
+    let called = binary_async(
+        &["--config", config, "call", "kb_repeat", r#"{"text": "ab"}"#],
+        dir.path(),
+        token,
+    )
+    .await;
+    assert_eq!(stdout(&called), "abab\n", "{}", stderr(&called));
+    let listed = binary_async(&["--config", config, "list"], dir.path(), token).await;
+    let line = stdout(&listed)
+        .lines()
+        .find(|line| line.starts_with("kb_repeat"))
+        .map(str::to_owned);
+    assert!(
+        line.as_deref().is_some_and(|line| line.contains("deferred")),
+        "{}",
+        stdout(&listed)
+    );
+    assert_stopped(&marker);
+
+    // The token's variable is named where it is missing.
+    let unset = binary_async(&["--config", config, "list"], dir.path(), &[]).await;
+    assert_eq!(unset.status.code(), Some(2));
+    assert_eq!(
+        stderr(&unset),
+        "agent-tools: [[mount]] token_env: $DOCS_TOKEN is not set or empty\n"
+    );
+    assert_stopped(&marker);
+    // A flag and an entry may not share a name.
+    let twice = binary_async(
+        &["--config", config, "--mount", "py=/bin/true", "list"],
+        dir.path(),
+        token,
+    )
+    .await;
+    assert_eq!(
+        stderr(&twice),
+        "agent-tools: two mounts are named `py` (in --mount or [[mount]]); give each its own name\n"
+    );
+}
+
+#[test]
+fn mount_entries_that_cannot_work_are_refused_with_the_reason() {
+    let dir = temp_dirs();
+    let url = "url = \"http://127.0.0.1:1/mcp\"";
+    let cases = [
+        (
+            format!("name = \"a b\"\n{url}"),
+            "`a b` is not a usable name: use letters, digits, `_` or `-`",
+        ),
+        ("name = \"x\"".to_owned(), "`x` needs a `command` or a `url`"),
+        (
+            format!("name = \"x\"\ncommand = \"srv\"\n{url}"),
+            "`x` has both a `command` and a `url`; give one",
+        ),
+        (
+            "name = \"x\"\ncommand = []".to_owned(),
+            "`x` has an empty `command`",
+        ),
+        (
+            "name = \"x\"\ncommand = \"srv\"\ntoken_env = \"T\"".to_owned(),
+            "`x` is a command, not an HTTP server; only a `url` takes `token_env`",
+        ),
+        (
+            format!("name = \"x\"\n{url}\nenv = {{ A = \"b\" }}"),
+            "`x` is an HTTP server; `env` is for a `command`, which it sets for the child",
+        ),
+    ];
+    for (entry, problem) in cases {
+        let config = dir.path().join("mounts.toml");
+        std::fs::write(&config, format!("[[mount]]\n{entry}\n")).unwrap();
+        let out = binary(&["--config", config.to_str().unwrap(), "list"], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{entry}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "agent-tools: invalid config file {}: [[mount]]: {problem}\n",
+                config.display()
+            ),
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_http_mount_is_told_by_its_cause() {
+    let dir = temp_dirs();
+    let url = format!("http://127.0.0.1:{}/mcp", ports::free_port());
+    let out = binary(&["--mount", &format!("gone={url}"), "list"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "agent-tools: cannot mount `gone`: cannot connect to the MCP server `{url}`: error \
+             sending request for url ({url}): client error (Connect): tcp connect error: \
+             Connection refused (os error 111)\n"
+        )
     );
 }

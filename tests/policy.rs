@@ -128,6 +128,56 @@ async fn allowed_calls_run_and_asking_without_an_approver_refuses() {
     assert_eq!(audit.events().last().unwrap().outcome, Outcome::Denied);
 }
 
+/// Add two numbers. (No hints: MCP's defaults count it as destructive and open-world.)
+#[tool]
+async fn add(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+#[tokio::test]
+async fn a_first_policy_over_a_tool_without_hints_says_how_to_let_it_run() {
+    // A user's first policy: one deny rule, default mode, no approver.
+    let policy = Policy::builder().deny("exec(command: rm *)").build().unwrap();
+    let registry = ToolRegistry::builder().policy(policy.clone()).build();
+    registry.register(AddTool).unwrap();
+    let refused = registry
+        .call(ToolCall::new("c1", "add", json!({"a": 1, "b": 2})))
+        .await;
+    assert_eq!(refused.outcome, Outcome::Denied);
+    assert_eq!(
+        refused.text(),
+        "`add` was not run: it needs a person's approval (policy mode `default`, which asks \
+         before destructive and open-world tools; the tool declares none of `read_only`, \
+         `destructive` and `open_world`, so MCP's defaults count it as destructive and \
+         open-world), and no one can be asked here. Do not retry it; tell the user, who can let \
+         it run: allow it in the policy (the rule `add`), pick a policy mode that runs it, or set \
+         an approver who is asked; if it changes nothing outside, mark the tool \
+         `#[tool(read_only)]` (or `#[tool(destructive = false, open_world = false)]`)."
+    );
+    // Each way the message names lets it run.
+    let allowed = Policy::builder()
+        .deny("exec(command: rm *)")
+        .allow("add")
+        .build()
+        .unwrap();
+    let bypass = Policy::builder().mode(PolicyMode::Bypass).build().unwrap();
+    for policy in [allowed, bypass] {
+        let registry = ToolRegistry::builder().policy(policy).build();
+        registry.register(AddTool).unwrap();
+        let result = registry
+            .call(ToolCall::new("c2", "add", json!({"a": 1, "b": 2})))
+            .await;
+        assert_eq!(result.text(), "3");
+    }
+    // A tool that states its hints is judged by them, and the message does not blame them.
+    let registry = ToolRegistry::builder().policy(policy).build();
+    registry.register(ExecTool).unwrap();
+    let refused = registry
+        .call(ToolCall::new("c3", "exec", json!({"command": "ls"})))
+        .await;
+    assert!(!refused.text().contains("declares none"), "{}", refused.text());
+}
+
 #[tokio::test]
 async fn invalid_arguments_are_reported_before_the_policy_is_asked() {
     let (registry, _, _) = registry(coding_policy());

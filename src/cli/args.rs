@@ -187,15 +187,7 @@ fn parse_mount(text: &str) -> Result<MountArg, String> {
         .split_once('=')
         .ok_or("expected NAME=COMMAND or NAME=URL, e.g. git='uvx mcp-server-git'")?;
     let name = name.trim();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(format!(
-            "`{name}` is not a usable name: use letters, digits, `_` or `-`"
-        ));
-    }
+    check_mount_name(name)?;
     let target = target.trim();
     let target = if target.starts_with("http://") || target.starts_with("https://") {
         MountTarget::Url(target.to_owned())
@@ -212,10 +204,24 @@ fn parse_mount(text: &str) -> Result<MountArg, String> {
     })
 }
 
+/// A mount's name becomes the prefix of its tools' names: letters, digits, `_` and `-`.
+pub(super) fn check_mount_name(name: &str) -> Result<(), String> {
+    let usable = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match usable {
+        true => Ok(()),
+        false => Err(format!(
+            "`{name}` is not a usable name: use letters, digits, `_` or `-`"
+        )),
+    }
+}
+
 /// Splits a command line into words the way a POSIX shell would for the simple cases:
 /// whitespace separates, single quotes keep everything, double quotes and backslashes
 /// escape. No expansion of any kind happens.
-fn split_command(text: &str) -> Result<Vec<String>, String> {
+pub(super) fn split_command(text: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = text.chars();

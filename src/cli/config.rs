@@ -40,14 +40,19 @@ use crate::builtin_tools::BuiltinConfig;
 /// [audit]
 /// otlp = true
 /// postgres_url_env = "AUDIT_DATABASE_URL"
+///
+/// [[mount]]
+/// name = "git"
+/// command = ["uvx", "mcp-server-git"]
 /// ```
 ///
 /// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it),
 /// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`), `[serve]` ([`ServeConfig`]),
-/// `[telemetry]` ([`TelemetryConfig`]) and `[audit]` ([`AuditConfig`]) are the CLI's
-/// own; the other
-/// sections configure the built-in tools ([`BuiltinConfig`]:
-/// `[workspace]`, `[exec]`, `[web]`, `[memory]`, `[subagents]`).
+/// `[telemetry]` ([`TelemetryConfig`]), `[audit]` ([`AuditConfig`]), `[tool_search]`
+/// ([`ToolSearchConfig`]) and `[[mount]]` ([`MountConfig`]) are the CLI's own; the other
+/// sections configure the built-in tools ([`BuiltinConfig`]: `[workspace]`, `[exec]`,
+/// `[web]`, `[subagents]`, `[memory]`, `[media]`, `[screenshot]`). A key or section that
+/// is none of these is refused, naming every one that is.
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct Config {
@@ -69,6 +74,93 @@ pub struct Config {
     pub audit: AuditConfig,
     /// The `[tool_search]` section.
     pub tool_search: ToolSearchConfig,
+    /// The `[[mount]]` entries, mounted after the `--mount` servers.
+    pub mounts: Vec<MountConfig>,
+}
+
+/// `[[mount]]`: another MCP server's tools, as `--mount` adds them, so that a gateway is
+/// one file:
+///
+/// ```toml
+/// [[mount]]
+/// name = "git"                          # its tools become git_<tool>
+/// command = ["uvx", "mcp-server-git"]   # or one string, split as --mount splits it
+/// env = { GIT_AUTHOR_NAME = "agent" }
+/// timeout = "30s"
+///
+/// [[mount]]
+/// name = "docs"
+/// url = "https://docs.example.com/mcp"
+/// token_env = "DOCS_TOKEN"              # Authorization: Bearer $DOCS_TOKEN
+/// prefix = "kb_"                        # instead of docs_
+/// defer = true                          # found through tool_search
+/// ```
+///
+/// Each entry has a `command` (a child speaking MCP over stdio) or a `url` (streamable
+/// HTTP), not both; `env` goes with a command and `token_env` with a URL. An HTTP server
+/// without `token_env` that asks for OAuth gets a login, as with `--mount`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MountConfig {
+    /// The mount's name: letters, digits, `_` and `-`; unique among the mounts.
+    pub name: String,
+    /// The program and its arguments, when the server is a child process.
+    #[serde(default, deserialize_with = "command_words")]
+    pub command: Option<Vec<String>>,
+    /// The server's streamable HTTP endpoint, when it is reached over HTTP.
+    pub url: Option<String>,
+    /// Put before each remote tool's name; default `NAME_`.
+    pub prefix: Option<String>,
+    /// Environment variables for the child process.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The environment variable holding the bearer token sent to the HTTP server.
+    pub token_env: Option<String>,
+    /// Defer the server's tools: a model finds them through `tool_search`.
+    #[serde(default)]
+    pub defer: bool,
+    /// Each mounted tool's timeout (e.g. `"30s"`), which also bounds connecting.
+    #[serde(default, with = "humantime_serde")]
+    pub timeout: Option<Duration>,
+}
+
+impl MountConfig {
+    /// What the entry lacks or holds too much of, if anything.
+    fn problem(&self) -> Option<String> {
+        if let Err(problem) = super::args::check_mount_name(&self.name) {
+            return Some(problem);
+        }
+        let name = &self.name;
+        match (&self.command, &self.url) {
+            (None, None) => Some(format!("`{name}` needs a `command` or a `url`")),
+            (Some(_), Some(_)) => Some(format!("`{name}` has both a `command` and a `url`; give one")),
+            (Some(words), None) if words.is_empty() => Some(format!("`{name}` has an empty `command`")),
+            (Some(_), None) if self.token_env.is_some() => Some(format!(
+                "`{name}` is a command, not an HTTP server; only a `url` takes `token_env`"
+            )),
+            (None, Some(_)) if !self.env.is_empty() => Some(format!(
+                "`{name}` is an HTTP server; `env` is for a `command`, which it sets for the child"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// A command as a list of words, or as one string split as `--mount` splits it.
+fn command_words<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Command {
+        Words(Vec<String>),
+        Line(String),
+    }
+    match Command::deserialize(deserializer)? {
+        Command::Words(words) => Ok(Some(words)),
+        Command::Line(line) => super::args::split_command(&line)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+    }
 }
 
 /// `[telemetry]`: OpenTelemetry, a span per tool call exported over OTLP/HTTP. The
@@ -128,6 +220,31 @@ struct CliKeys {
     #[serde(default, with = "humantime_serde")]
     default_timeout: Option<Duration>,
     audit_log: Option<PathBuf>,
+    #[serde(default)]
+    mount: Vec<MountConfig>,
+}
+
+/// The top-level keys and sections of the CLI's own.
+const CLI_KEYS: [&str; 9] = [
+    "default_timeout",
+    "audit_log",
+    "policy",
+    "auth",
+    "serve",
+    "telemetry",
+    "audit",
+    "tool_search",
+    "mount",
+];
+
+/// Every top-level key a config file may have: the CLI's, then the built-in tools'.
+fn known_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut keys = CLI_KEYS.to_vec();
+        keys.extend_from_slice(super::struct_fields::field_names::<BuiltinConfig>());
+        keys
+    })
 }
 
 impl Config {
@@ -143,14 +260,22 @@ impl Config {
         let telemetry: TelemetryConfig = section(&file, &mut table, "telemetry")?;
         let audit: AuditConfig = section(&file, &mut table, "audit")?;
         let tool_search: ToolSearchConfig = section(&file, &mut table, "tool_search")?;
+        // Checked here, where every section is known: the built-in tools' configuration
+        // would name only its own.
+        if let Some(unknown) = table.keys().find(|key| !known_keys().contains(&key.as_str())) {
+            return Err(file.invalid(serde::de::Error::unknown_field(unknown, known_keys())));
+        }
         let mut own = toml::Table::new();
-        for key in ["default_timeout", "audit_log"] {
+        for key in ["default_timeout", "audit_log", "mount"] {
             if let Some(value) = table.remove(key) {
                 own.insert(key.to_owned(), value);
             }
         }
         let invalid = |error| file.invalid(error);
         let keys: CliKeys = own.try_into().map_err(invalid)?;
+        if let Some(problem) = keys.mount.iter().find_map(MountConfig::problem) {
+            return Err(file.invalid(serde::de::Error::custom(format!("[[mount]]: {problem}"))));
+        }
         let builtins: BuiltinConfig = table.try_into().map_err(invalid)?;
         Ok(Self {
             default_timeout: keys.default_timeout,
@@ -162,6 +287,7 @@ impl Config {
             telemetry,
             audit,
             tool_search,
+            mounts: keys.mount,
         })
     }
 }

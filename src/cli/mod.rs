@@ -42,6 +42,7 @@ mod observe;
 mod policy;
 mod runtime;
 mod serve;
+mod struct_fields;
 mod terminal_approver;
 mod toml_file;
 
@@ -53,7 +54,7 @@ use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
 pub use auth::{AuthConfig, ScopeConfig};
-pub use config::{AuditConfig, Config, ServeConfig, TelemetryConfig, ToolSearchConfig};
+pub use config::{AuditConfig, Config, MountConfig, ServeConfig, TelemetryConfig, ToolSearchConfig};
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
@@ -263,7 +264,8 @@ where
         _ => Announce::SkippedOnly,
     };
     let global = &cli.global;
-    let mounted = mounts::mount_all(&registry, &global.mounts, &global.mount_tokens, announce, io).await?;
+    let servers = mounts::MountSpec::all(&global.mounts, &global.mount_tokens, &settings.config.mounts)?;
+    let mounted = mounts::mount_all(&registry, servers, announce, io).await?;
     let status = run_command(&cli.command, registry, &settings, mounted.skipped(), io).await;
     // Whatever the command's outcome: a child server must not outlive us.
     mounted.unmount().await;

@@ -10,12 +10,13 @@
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::ToolRegistry;
 use crate::mcp::oauth::{FileTokenStore, LoopbackBrowser, OAuthClient};
 use crate::mcp::{McpMount, McpServer, MountMcp as _, MountOptions};
 
-use super::{CliError, Io, MountArg, MountTarget, MountToken, env_token, status};
+use super::{CliError, Io, MountArg, MountConfig, MountTarget, MountToken, env_token, status};
 
 /// The servers mounted for one command. [`unmount`](Self::unmount) must run before the
 /// process exits: a child server would otherwise outlive us, and an HTTP session stay open.
@@ -49,27 +50,38 @@ pub(super) enum Announce {
     SkippedOnly,
 }
 
-/// Mounts each `--mount` server under `NAME_`. A server that cannot be reached is a usage
-/// error, since a command without the tools asked for would surprise its caller; the
-/// servers mounted before it are unmounted first.
+/// Mounts each server, `--mount` flags first and then the configuration's `[[mount]]`
+/// entries. A server that cannot be reached is a usage error, since a command without the
+/// tools asked for would surprise its caller; the servers mounted before it are unmounted
+/// first.
 pub(super) async fn mount_all(
     registry: &ToolRegistry,
-    mounts: &[MountArg],
-    tokens: &[MountToken],
+    servers: Vec<MountSpec>,
     announce: Announce,
     io: &mut Io<'_>,
 ) -> Result<Mounted, CliError> {
-    let servers = mount_servers(mounts, tokens)?;
     let mut mounted = Mounted {
         handles: Vec::with_capacity(servers.len()),
         skipped: 0,
     };
-    for (name, server) in servers {
-        let server = match server {
-            Mount::Ready(server) => server,
-            Mount::MayLogIn(url) => McpServer::http(&url).oauth(oauth_login(name, &url).await?),
+    for spec in servers {
+        let name = spec.name.clone();
+        let prefix = spec.prefix.clone().unwrap_or_else(|| format!("{name}_"));
+        let options = spec.options(&prefix);
+        let server = match spec.server() {
+            Ok(Mount::Ready(server)) => server,
+            Ok(Mount::MayLogIn(url)) => match oauth_login(&name, &url).await {
+                Ok(login) => McpServer::http(&url).oauth(login),
+                Err(error) => {
+                    mounted.unmount().await;
+                    return Err(error);
+                }
+            },
+            Err(error) => {
+                mounted.unmount().await;
+                return Err(error);
+            }
         };
-        let options = MountOptions::new().prefix(format!("{name}_"));
         let handle = match registry.mount_mcp(server, options).await {
             Ok(handle) => handle,
             Err(error) => {
@@ -79,7 +91,7 @@ pub(super) async fn mount_all(
         };
         if announce == Announce::Counts {
             let count = handle.tool_names().len();
-            status(io, &format!("mounted {count} tools from `{name}` as {name}_*"));
+            status(io, &format!("mounted {count} tools from `{name}` as {prefix}*"));
         }
         let skipped = handle.skipped();
         for (tool, reason) in &skipped {
@@ -91,9 +103,124 @@ pub(super) async fn mount_all(
     Ok(mounted)
 }
 
+/// One server to mount, from a `--mount` flag (with its `--mount-token-env`) or a
+/// `[[mount]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MountSpec {
+    /// Names it in messages and, followed by `_`, prefixes its tools by default.
+    pub name: String,
+    /// Where the server runs.
+    pub target: MountTarget,
+    /// The prefix of its tools' names, when not `NAME_`.
+    pub prefix: Option<String>,
+    /// Environment variables for a child process.
+    pub env: Vec<(String, String)>,
+    /// The variable holding an HTTP server's bearer token, and where it was named (for
+    /// messages).
+    pub token_env: Option<(String, &'static str)>,
+    /// Its tools are deferred.
+    pub defer: bool,
+    /// Each tool's timeout, which also bounds connecting.
+    pub timeout: Option<Duration>,
+}
+
+impl MountSpec {
+    /// The servers to mount: the flags' (each HTTP one with its `--mount-token-env`
+    /// token), then the configuration's. Two mounts may not share a name.
+    pub(super) fn all(
+        flags: &[MountArg],
+        tokens: &[MountToken],
+        config: &[MountConfig],
+    ) -> Result<Vec<Self>, CliError> {
+        let mut specs: Vec<Self> = flags.iter().map(Self::from_flag).collect();
+        specs.extend(config.iter().map(Self::from_config));
+        for token in tokens {
+            let Some(spec) = specs.iter_mut().find(|spec| spec.name == token.name) else {
+                return Err(CliError(format!(
+                    "--mount-token-env {}={}: no mount is named `{}`",
+                    token.name, token.var, token.name
+                )));
+            };
+            if let MountTarget::Command(_) = spec.target {
+                return Err(CliError(format!(
+                    "--mount-token-env: `{}` is a command, not an HTTP server; only HTTP mounts take a token",
+                    spec.name
+                )));
+            }
+            spec.token_env = Some((token.var.clone(), "--mount-token-env"));
+        }
+        for (index, spec) in specs.iter().enumerate() {
+            if specs[..index].iter().any(|earlier| earlier.name == spec.name) {
+                return Err(CliError(format!(
+                    "two mounts are named `{}` (in --mount or [[mount]]); give each its own name",
+                    spec.name
+                )));
+            }
+        }
+        Ok(specs)
+    }
+
+    fn from_flag(flag: &MountArg) -> Self {
+        Self {
+            name: flag.name.clone(),
+            target: flag.target.clone(),
+            prefix: None,
+            env: Vec::new(),
+            token_env: None,
+            defer: false,
+            timeout: None,
+        }
+    }
+
+    /// An entry `Config::load` checked: it has a command or a URL.
+    fn from_config(entry: &MountConfig) -> Self {
+        let target = match (&entry.command, &entry.url) {
+            (Some(words), _) => MountTarget::Command(words.clone()),
+            (None, url) => MountTarget::Url(url.clone().unwrap_or_default()),
+        };
+        Self {
+            name: entry.name.clone(),
+            target,
+            prefix: entry.prefix.clone(),
+            env: entry.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            token_env: entry.token_env.clone().map(|var| (var, "[[mount]] token_env")),
+            defer: entry.defer,
+            timeout: entry.timeout,
+        }
+    }
+
+    fn options(&self, prefix: &str) -> MountOptions {
+        let mut options = MountOptions::new().prefix(prefix);
+        if let Some(timeout) = self.timeout {
+            options = options.timeout(timeout);
+        }
+        if self.defer {
+            options = options.defer();
+        }
+        options
+    }
+
+    /// The server, with its token read from the environment now.
+    fn server(&self) -> Result<Mount, CliError> {
+        Ok(match (&self.target, &self.token_env) {
+            (MountTarget::Url(url), None) => Mount::MayLogIn(url.clone()),
+            (MountTarget::Url(url), Some((var, named_by))) => {
+                Mount::Ready(McpServer::http(url).bearer_token(env_token(var, named_by)?))
+            }
+            (MountTarget::Command(words), _) => {
+                let (program, args) = words
+                    .split_first()
+                    .ok_or_else(|| CliError(format!("no command given for `{}`", self.name)))?;
+                let server = McpServer::stdio(program, args);
+                Mount::Ready(self.env.iter().fold(server, |server, (k, v)| server.env(k, v)))
+            }
+        })
+    }
+}
+
 /// A server to mount.
 enum Mount {
-    /// As it is: a command, or an HTTP server with its `--mount-token-env` token.
+    /// As it is: a command, or an HTTP server with its token.
     Ready(McpServer),
     /// An HTTP server that may ask for an OAuth login.
     MayLogIn(String),
@@ -138,40 +265,4 @@ fn login_file(name: &str, url: &str) -> Result<PathBuf, CliError> {
     Ok(state
         .join("agent-tools/oauth")
         .join(format!("{name}-{server}.json")))
-}
-
-/// The servers to mount, by name, each HTTP one with its `--mount-token-env` token.
-fn mount_servers<'a>(
-    mounts: &'a [MountArg],
-    tokens: &[MountToken],
-) -> Result<Vec<(&'a str, Mount)>, CliError> {
-    if let Some(token) = tokens
-        .iter()
-        .find(|token| !mounts.iter().any(|mount| mount.name == token.name))
-    {
-        return Err(CliError(format!(
-            "--mount-token-env {}={}: no --mount is named `{}`",
-            token.name, token.var, token.name
-        )));
-    }
-    let token_of = |name: &str| tokens.iter().find(|token| token.name == name);
-    mounts
-        .iter()
-        .map(|mount| {
-            let server = match (&mount.target, token_of(&mount.name)) {
-                (MountTarget::Url(url), None) => Mount::MayLogIn(url.clone()),
-                (MountTarget::Url(url), Some(token)) => {
-                    Mount::Ready(McpServer::http(url).bearer_token(env_token(&token.var, "--mount-token-env")?))
-                }
-                (MountTarget::Command(words), None) => Mount::Ready(McpServer::stdio(&words[0], &words[1..])),
-                (MountTarget::Command(_), Some(_)) => {
-                    return Err(CliError(format!(
-                        "--mount-token-env: `{}` is a command, not an HTTP server; only HTTP mounts take a token",
-                        mount.name
-                    )));
-                }
-            };
-            Ok((mount.name.as_str(), server))
-        })
-        .collect()
 }

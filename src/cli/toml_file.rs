@@ -160,17 +160,23 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Where an unknown key is written, for errors from converting a parsed table, which
-/// carry no position.
+/// Where an unknown key is written (`key = …`, or a section header `[key]`,
+/// `[key.sub]`, `[[key]]`), for errors from converting a parsed table, which carry no
+/// position.
 fn unknown_key_offset(text: &str, message: &str) -> Option<usize> {
     let key = message.strip_prefix("unknown field `")?.split('`').next()?;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        if trimmed
+        let assigned = trimmed
             .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-        {
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        let header = trimmed
+            .trim_start_matches('[')
+            .trim_start()
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with([']', '.']));
+        if assigned || (trimmed.starts_with('[') && header) {
             return Some(offset + line.len() - trimmed.len());
         }
         offset += line.len();

@@ -218,6 +218,15 @@ pub enum SchemaError {
         "the root must have `\"type\": \"object\"` (tool arguments are named fields); use a struct, or an enum whose variants are all structs"
     )]
     RootTypeMissing,
+    /// The root's `$schema` names a dialect other than JSON Schema drafts 4, 6, 7,
+    /// 2019-09 and 2020-12.
+    #[error(
+        "the schema declares `\"$schema\": {declared}`, a dialect this library does not know; drafts 4, 6, 7, 2019-09 and 2020-12 (the default) are supported"
+    )]
+    UnknownDraft {
+        /// The root's `$schema` as it is.
+        declared: serde_json::Value,
+    },
     /// The schema is an object schema but not a valid JSON Schema (e.g. it names a
     /// `type` that does not exist).
     #[error("not a valid JSON Schema: {source}")]

@@ -52,6 +52,23 @@ fn remove_generator_metadata(root: &mut Map<String, Value>) {
     root.remove("$schema");
 }
 
+/// The JSON Schema draft `schema` is written in: the one its root's `$schema` names,
+/// else 2020-12, the draft MCP (SEP-1613) and this crate default to.
+///
+/// MCP lets a schema name its dialect, and the official TypeScript servers declare
+/// draft-07; such a schema is read, checked and validated under draft-07's rules (its
+/// `items` arrays, `definitions`, `dependencies`). Drafts 4, 6, 7, 2019-09 and 2020-12
+/// are known; any other `$schema` is refused, since checking it under another draft's
+/// rules could accept what it forbids.
+pub(crate) fn schema_draft(schema: &Value) -> Result<jsonschema::Draft, SchemaError> {
+    let draft = jsonschema::Draft::Draft202012.detect(schema);
+    if draft != jsonschema::Draft::Unknown {
+        return Ok(draft);
+    }
+    let declared = schema.get("$schema").cloned().unwrap_or(Value::Null);
+    Err(SchemaError::UnknownDraft { declared })
+}
+
 /// Checks that a schema can describe tool arguments: it must be an object schema.
 pub fn check_input_schema(schema: &Value) -> Result<(), SchemaError> {
     let Some(root) = schema.as_object() else {

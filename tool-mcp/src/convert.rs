@@ -4,7 +4,7 @@
 //! ([`Dialect::Mcp`]), and reading a remote result as JSON keeps us independent of how
 //! rmcp models each content variant.
 
-use rmcp::model::{CallToolResult, Tool as McpTool};
+use rmcp::model::{CallToolResult, ResultType, Tool as McpTool};
 use serde_json::{Map, Value};
 use tool_core::{Content, ContentAnnotations, Dialect, ResourceContents, ToolOutput, ToolResult};
 
@@ -14,8 +14,14 @@ pub(crate) fn tool_definition(definition: Value) -> Result<McpTool, serde_json::
 }
 
 /// The `tools/call` result for one of our calls.
+///
+/// Marked `resultType: "complete"`, which 2026-07-28 requires of every result (clients of
+/// that revision refuse a result without it). Read from JSON, the field would be absent;
+/// rmcp removes it again for clients of older revisions, whose results never had it.
 pub(crate) fn call_result(result: &ToolResult) -> Result<CallToolResult, serde_json::Error> {
-    serde_json::from_value(Dialect::Mcp.tool_result(result))
+    let mut result: CallToolResult = serde_json::from_value(Dialect::Mcp.tool_result(result))?;
+    result.result_type = Some(ResultType::COMPLETE);
+    Ok(result)
 }
 
 /// A remote `CallToolResult` as our output: every kind of part MCP has, with its

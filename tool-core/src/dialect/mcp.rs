@@ -1,8 +1,11 @@
 //! MCP tool definitions (protocol 2025-06-18 and later).
 //!
-//! MCP takes JSON Schema 2020-12 as the canonical schema already is. Two details: a tool
-//! without arguments is `{"type":"object","additionalProperties":false}`, as the
-//! specification recommends, and an output schema must describe an object, because
+//! MCP takes the canonical schema as it is: JSON Schema 2020-12 for our own tools, and a
+//! mounted tool's schema exactly as its server served it (its `$schema` included), so a
+//! gateway lists what its servers list. A tool without arguments keeps
+//! `{"type":"object","properties":{},"additionalProperties":false}`, which accepts the
+//! same as the `{"type":"object","additionalProperties":false}` the specification
+//! suggests. One detail: an output schema must describe an object, because
 //! `structuredContent` is one.
 
 use serde_json::{Map, Value, json};
@@ -19,7 +22,7 @@ pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value 
         tool.insert("title".into(), json!(title));
     }
     tool.insert("description".into(), json!(spec.description));
-    tool.insert("inputSchema".into(), input_schema(&spec.input_schema));
+    tool.insert("inputSchema".into(), spec.input_schema.clone());
     if let Some(output) = &spec.output_schema {
         match output.as_object() {
             Some(schema) if has_type(schema, "object") => {
@@ -35,20 +38,6 @@ pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value 
         tool.insert("annotations".into(), annotations);
     }
     Value::Object(tool)
-}
-
-fn input_schema(schema: &Value) -> Value {
-    let no_properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty);
-    let composed = ["anyOf", "oneOf", "allOf", "$ref"]
-        .iter()
-        .any(|k| schema.get(*k).is_some());
-    if no_properties && !composed {
-        return json!({"type": "object", "additionalProperties": false});
-    }
-    schema.clone()
 }
 
 /// MCP's hint names; `None` when no hint is stated.
@@ -96,17 +85,20 @@ mod tests {
     }
 
     #[test]
-    fn no_arguments_and_non_object_output() {
+    fn schemas_as_given_and_non_object_output() {
+        // A mounted server's schema for a tool without arguments, in its own dialect.
+        let served = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {},
+        });
         let spec = ToolMeta::new("now", "The time.").into_spec(
-            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            served.clone(),
             Some(json!({"type": "array", "items": {"type": "string"}})),
         );
         let mut definition = Definition::new(Value::Null);
         let value = super::definition(&spec, &mut definition);
-        assert_eq!(
-            value["inputSchema"],
-            json!({"type": "object", "additionalProperties": false})
-        );
+        assert_eq!(value["inputSchema"], served);
         assert!(value.get("outputSchema").is_none());
         assert!(value.get("annotations").is_none());
         assert_eq!(definition.fallbacks.len(), 1);

@@ -47,6 +47,23 @@ use value::ValueForms;
 #[non_exhaustive]
 pub enum PolicyMode {
     /// Destructive and open-world tools ask; the rest run.
+    ///
+    /// A tool that declares none of `read_only`, `destructive` and `open_world` counts
+    /// as destructive and open-world (MCP's defaults), so it asks too — and with no one
+    /// to ask (no [`Approver`](crate::Approver), no client that answers questions) it is
+    /// refused, with a message that says so. To let such a tool run, do one of:
+    ///
+    /// ```
+    /// # use tool_core::{Policy, PolicyMode};
+    /// // 1. say what it does: `#[tool(read_only)]`, or
+    /// //    `#[tool(destructive = false, open_world = false)]` for a tool that changes
+    /// //    only what it owns;
+    /// // 2. allow it by name:
+    /// let policy = Policy::builder().allow("my_tool").build()?;
+    /// // 3. or pick a mode that runs it (deny and ask rules still apply):
+    /// let policy = Policy::builder().mode(PolicyMode::Bypass).deny("exec(command: rm *)").build()?;
+    /// # Ok::<(), tool_core::PolicyError>(())
+    /// ```
     #[default]
     Default,
     /// As `Default`, but tools that only edit files in the workspace
@@ -328,8 +345,13 @@ impl Policy {
         let changes_things =
             !read_only && (hints.destructive != Some(false) || hints.open_world != Some(false));
         let risky = changes_things || hints.open_world == Some(true);
+        let declares_nothing =
+            hints.read_only.is_none() && hints.destructive.is_none() && hints.open_world.is_none();
         let reason = Reason {
-            by: DecidedBy::Mode(self.mode()),
+            by: DecidedBy::Mode {
+                mode: self.mode(),
+                declares_nothing,
+            },
         };
         match self.mode() {
             PolicyMode::Bypass => Decision::Allow,
@@ -463,8 +485,15 @@ pub struct Reason {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DecidedBy {
-    Rule { list: RuleList, rule: Arc<str> },
-    Mode(PolicyMode),
+    Rule {
+        list: RuleList,
+        rule: Arc<str>,
+    },
+    Mode {
+        mode: PolicyMode,
+        /// The tool states none of MCP's hints, so their defaults decided.
+        declares_nothing: bool,
+    },
 }
 
 impl Reason {
@@ -481,27 +510,48 @@ impl Reason {
     pub fn rule_text(&self) -> Option<(RuleList, &str)> {
         match &self.by {
             DecidedBy::Rule { list, rule } => Some((*list, rule)),
-            DecidedBy::Mode(_) => None,
+            DecidedBy::Mode { .. } => None,
         }
+    }
+
+    /// Whether the mode decided about a tool that states none of `read_only`,
+    /// `destructive` and `open_world`, so that MCP's defaults (destructive, open-world)
+    /// counted: the fix may be to state them.
+    pub fn by_undeclared_hints(&self) -> bool {
+        matches!(
+            self.by,
+            DecidedBy::Mode {
+                declares_nothing: true,
+                ..
+            }
+        )
     }
 }
 
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.by {
-            DecidedBy::Rule { list, rule } => write!(f, "the {} rule `{rule}`", list.as_str()),
-            DecidedBy::Mode(PolicyMode::Default) => {
-                f.write_str("policy mode `default`, which asks before destructive and open-world tools")
+        let mode = match &self.by {
+            DecidedBy::Rule { list, rule } => return write!(f, "the {} rule `{rule}`", list.as_str()),
+            DecidedBy::Mode { mode, .. } => *mode,
+        };
+        f.write_str(match mode {
+            PolicyMode::Default => {
+                "policy mode `default`, which asks before destructive and open-world tools"
             }
-            DecidedBy::Mode(PolicyMode::AcceptEdits) => f.write_str(
+            PolicyMode::AcceptEdits => {
                 "policy mode `accept_edits`, which asks before destructive and open-world tools \
-                 other than file edits in the workspace",
-            ),
-            DecidedBy::Mode(PolicyMode::ReadOnly) => {
-                f.write_str("policy mode `read_only`, which runs only read-only tools")
+                 other than file edits in the workspace"
             }
-            DecidedBy::Mode(PolicyMode::Bypass) => f.write_str("policy mode `bypass`"),
+            PolicyMode::ReadOnly => "policy mode `read_only`, which runs only read-only tools",
+            PolicyMode::Bypass => "policy mode `bypass`",
+        })?;
+        if self.by_undeclared_hints() {
+            f.write_str(
+                "; the tool declares none of `read_only`, `destructive` and `open_world`, so \
+                 MCP's defaults count it as destructive and open-world",
+            )?;
         }
+        Ok(())
     }
 }
 

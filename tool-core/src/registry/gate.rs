@@ -214,13 +214,23 @@ pub(super) fn denied(name: &str, reason: &Reason) -> Refusal {
     )
 }
 
+/// The refusal says what the user can change, since the model cannot: the usual cause
+/// is a first policy over tools that state no hints.
 fn unapproved(name: &str, reason: &Reason) -> Refusal {
+    let state_hints = match reason.by_undeclared_hints() {
+        true => {
+            "; if it changes nothing outside, mark the tool `#[tool(read_only)]` (or \
+                 `#[tool(destructive = false, open_world = false)]`)"
+        }
+        false => "",
+    };
     Refusal::new(
         Outcome::Denied,
         format!(
             "`{name}` was not run: it needs a person's approval ({reason}), and no one can be \
-             asked here. Do not retry it; tell the user, who can allow it with an `allow` rule \
-             in the policy."
+             asked here. Do not retry it; tell the user, who can let it run: allow it in the \
+             policy (the rule `{name}`), pick a policy mode that runs it, or set an approver \
+             who is asked{state_hints}."
         ),
     )
 }

@@ -11,11 +11,11 @@ mod render;
 
 use std::fmt;
 
-use jsonschema::{Draft, Validator};
+use jsonschema::Validator;
 use serde_json::Value;
 
 use crate::SchemaError;
-use crate::schema::check_input_schema;
+use crate::schema::{check_input_schema, schema_draft};
 
 /// A compiled JSON Schema for one tool's arguments.
 ///
@@ -30,14 +30,16 @@ pub struct ArgValidator {
 }
 
 impl ArgValidator {
-    /// Compiles a tool's input schema (draft 2020-12 unless the schema says otherwise).
+    /// Compiles a tool's input schema: draft 2020-12 unless its `$schema` names another
+    /// draft (4, 6, 7 or 2019-09; MCP servers built on the TypeScript SDK declare draft-07).
     ///
-    /// Fails when the root is not an object schema or the schema is not valid JSON
-    /// Schema ([`SchemaError::Invalid`], with the validator's complaint as its source).
+    /// Fails when the root is not an object schema, names a draft not known here
+    /// ([`SchemaError::UnknownDraft`]), or is not valid JSON Schema
+    /// ([`SchemaError::Invalid`], with the validator's complaint as its source).
     pub fn new(schema: &Value) -> Result<Self, SchemaError> {
         check_input_schema(schema)?;
         let validator = jsonschema::options()
-            .with_draft(Draft::Draft202012)
+            .with_draft(schema_draft(schema)?)
             .should_validate_formats(true)
             .should_ignore_unknown_formats(true)
             .build(schema)

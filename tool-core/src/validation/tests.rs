@@ -158,6 +158,42 @@ fn unusable_schemas_are_rejected_when_compiled() {
     assert_eq!(crate::error_chain(&error), message);
 }
 
+#[test]
+fn a_declared_draft_is_validated_under_its_own_rules() {
+    // Draft-07, as the TypeScript SDK's servers declare: a tuple `items` and a
+    // `definitions` reference, both meaningless (or invalid) under 2020-12.
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]},
+            "node": {"$ref": "#/definitions/Node"},
+        },
+        "definitions": {"Node": {"type": "object", "required": ["id"]}},
+    });
+    let validator = ArgValidator::new(&schema).unwrap();
+    assert!(
+        validator
+            .validate(&json!({"pair": ["a", 1], "node": {"id": 1}}))
+            .is_ok()
+    );
+    let problems = validator
+        .validate(&json!({"pair": [1, "a"], "node": {}}))
+        .unwrap_err();
+    assert_eq!(
+        problems,
+        [
+            "`/pair/0`: expected string, got integer 1",
+            "`/pair/1`: expected number, got string \"a\"",
+            "`/node/id`: required property is missing",
+        ]
+    );
+    let error =
+        ArgValidator::new(&json!({"$schema": "https://example.com/mine", "type": "object"})).unwrap_err();
+    assert!(matches!(error, SchemaError::UnknownDraft { .. }), "{error:?}");
+    assert!(error.to_string().contains("https://example.com/mine"), "{error}");
+}
+
 /// Arguments that accept extra properties.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = true))]

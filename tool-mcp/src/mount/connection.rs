@@ -20,7 +20,9 @@ use rmcp::service::{
     SubscriptionEnd, serve_client_with_lifecycle_and_ct,
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientLifecycleMode, RoleClient};
 use serde_json::Value;
@@ -100,17 +102,76 @@ struct Handshake {
 
 impl Handshake {
     /// The handshake over `transport`, its notifications taken in order.
-    async fn over<T>(
-        self,
-        transport: T,
-    ) -> Result<RunningService<RoleClient, MountClient>, ClientInitializeError>
+    async fn over<T>(self, transport: T) -> Result<RunningService<RoleClient, MountClient>, ConnectError>
     where
         T: Transport<RoleClient> + Send + 'static,
     {
         let transport = InOrder::new(transport, self.progress, self.calls);
-        serve_client_with_lifecycle_and_ct(self.client, transport, self.lifecycle, self.stop).await
+        serve_client_with_lifecycle_and_ct(self.client, transport, self.lifecycle, self.stop)
+            .await
+            .map_err(|error| match error {
+                // Only the transport's own error: rmcp's wrapper names its internal types
+                // (`Transport [tool_mcp::mount::in_order::InOrder<…>]`) and the step it
+                // was at.
+                ClientInitializeError::TransportError { error, .. } => ConnectError::Connect(error.error),
+                ClientInitializeError::ConnectionClosed(_) => ConnectError::Connect(Box::new(error)),
+                // The legacy `initialize` is the one an older server answers; its failure
+                // says why.
+                ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+                    ConnectError::Handshake(fallback)
+                }
+                error => ConnectError::Handshake(Box::new(error)),
+            })
+    }
+
+    /// [`over`](Self::over) streamable HTTP, a failure to connect told by its cause.
+    async fn over_http<C>(
+        self,
+        transport: StreamableHttpClientTransport<C>,
+    ) -> Result<RunningService<RoleClient, MountClient>, ConnectError>
+    where
+        C: StreamableHttpClient,
+    {
+        self.over(transport).await.map_err(|error| match error {
+            ConnectError::Connect(source) => ConnectError::Connect(http_cause::<C::Error>(source)),
+            error => error,
+        })
     }
 }
+
+/// What stopped an HTTP connection, without rmcp's wrapping: the HTTP client's own error
+/// (`error sending request for url (…): … Connection refused`) rather than `Client
+/// error: error sending request`, and a status with its reason.
+fn http_cause<E>(error: Box<dyn StdError + Send + Sync>) -> Box<dyn StdError + Send + Sync>
+where
+    E: StdError + Send + Sync + 'static,
+{
+    match error.downcast::<StreamableHttpError<E>>() {
+        Ok(error) => match *error {
+            StreamableHttpError::Client(cause) => Box::new(cause),
+            StreamableHttpError::HttpStatus(status) => Box::new(HttpStatus(status.status)),
+            error => Box::new(error),
+        },
+        Err(error) => error,
+    }
+}
+
+/// An HTTP status where an MCP answer was expected.
+#[derive(Debug)]
+struct HttpStatus(u16);
+
+impl std::fmt::Display for HttpStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = axum::http::StatusCode::from_u16(self.0)
+            .ok()
+            .and_then(|status| status.canonical_reason())
+            .map(|reason| format!(" {reason}"))
+            .unwrap_or_default();
+        write!(f, "the server answered HTTP {}{reason}", self.0)
+    }
+}
+
+impl StdError for HttpStatus {}
 
 impl super::HttpEndpoint {
     /// The HTTP client that logs in with OAuth, when the mount does.
@@ -334,26 +395,17 @@ impl Connection {
                     #[cfg(feature = "oauth")]
                     Some(login) => {
                         handshake
-                            .over(StreamableHttpClientTransport::with_client(login, config))
+                            .over_http(StreamableHttpClientTransport::with_client(login, config))
                             .await
                     }
                     _ => {
                         handshake
-                            .over(StreamableHttpClientTransport::from_config(config))
+                            .over_http(StreamableHttpClientTransport::from_config(config))
                             .await
                     }
                 }
             }
-        }
-        .map_err(|error| match error {
-            ClientInitializeError::TransportError { .. } | ClientInitializeError::ConnectionClosed(_) => {
-                ConnectError::Connect(Box::new(error))
-            }
-            // The legacy `initialize` is the one an older server answers; its failure
-            // says why.
-            ClientInitializeError::LegacyFallbackFailed { fallback, .. } => ConnectError::Handshake(fallback),
-            error => ConnectError::Handshake(Box::new(error)),
-        })?;
+        }?;
         Ok(Session::start(running, stop, progress, calls, self.list_changed.clone()).await)
     }
 

@@ -3,16 +3,20 @@
 //! Written from the MCP specification's `Tool` (schema.ts and "Server features → Tools"):
 //! its fields, the tool-name rule (1 to 128 of `[A-Za-z0-9_.-]`), `inputSchema` and
 //! `outputSchema` as JSON Schema objects with `"type": "object"`, the `ToolAnnotations`
-//! hints, and JSON Schema 2020-12 as the default (and here the only) dialect. The schemas
-//! are checked against the 2020-12 meta-schema and must compile on their own, without
-//! fetching anything: a client cannot be counted on to resolve remote references.
+//! hints, and JSON Schema 2020-12 as the default dialect. SEP-1613 lets a schema name
+//! another dialect with `$schema` at its root (the official TypeScript servers declare
+//! draft-07); drafts 4, 6, 7 and 2019-09 are accepted, any other is reported. A schema is
+//! checked against its draft's meta-schema and must compile on its own, without fetching
+//! anything: a client cannot be counted on to resolve remote references.
 
+use jsonschema::Draft;
 use serde_json::Value;
 
 use super::walk;
 use super::{
     Kind, NameRule, Violations, as_object, check_name, check_object_root, disallowed_keys, expect, join,
 };
+use crate::schema::schema_draft;
 
 /// The fields of a tool.
 const FIELDS: [&str; 8] = [
@@ -34,9 +38,6 @@ const ANNOTATION_FIELDS: [&str; 5] = [
     "idempotentHint",
     "openWorldHint",
 ];
-
-/// The one `$schema` a tool's schemas may declare.
-const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// 1 to 128 characters of letters, digits, `_`, `.` and `-`.
 const NAME: NameRule = NameRule {
@@ -86,9 +87,14 @@ fn check_annotations(annotations: &Value, found: &mut Violations) {
     }
 }
 
-/// Checks `inputSchema` or `outputSchema`: an object schema in JSON Schema 2020-12.
+/// Checks `inputSchema` or `outputSchema`: an object schema in the JSON Schema draft it
+/// declares (2020-12 when it declares none).
 fn check_schema(schema: &Value, path: &str, found: &mut Violations) {
     check_object_root(schema, path, found);
+    let draft = match schema_draft(schema) {
+        Ok(draft) => draft,
+        Err(unknown) => return found.add(path, unknown.to_string()),
+    };
     for node in walk::subschemas(schema, path) {
         let Some(keywords) = node.keywords() else {
             continue;
@@ -99,32 +105,55 @@ fn check_schema(schema: &Value, path: &str, found: &mut Violations) {
                 "`nullable` is OpenAPI, not JSON Schema: use a `\"null\"` type",
             );
         }
-        match keywords.get("$schema") {
-            Some(Value::String(draft)) if draft == DRAFT_2020_12 => {}
-            Some(draft) => found.add(&node.path, format!("`$schema` {draft} is not {DRAFT_2020_12:?}")),
-            None => {}
+        // Below the root, a `$schema` may only repeat the root's: a subschema in another
+        // dialect is a resource of its own, which clients need not support.
+        if node.path != path
+            && let Some(declared) = keywords.get("$schema")
+            && schema_draft(node.schema).ok() != Some(draft)
+        {
+            found.add(
+                &node.path,
+                format!("`$schema` {declared} differs from the root's; one schema, one dialect"),
+            );
         }
     }
-    check_valid_2020_12(schema, path, found);
+    check_valid(schema, draft, path, found);
 }
 
-/// Checks `schema` against the 2020-12 meta-schema, then that it compiles self-contained.
-fn check_valid_2020_12(schema: &Value, path: &str, found: &mut Violations) {
-    let meta = jsonschema::draft202012::meta::validator();
+/// Checks `schema` against its draft's meta-schema, then that it compiles self-contained.
+fn check_valid(schema: &Value, draft: Draft, path: &str, found: &mut Violations) {
+    let name = draft_name(draft);
+    let meta = match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    };
     let mut valid = true;
     for error in meta.iter_errors(schema) {
         valid = false;
         let at = join(path, error.instance_path().as_str().trim_start_matches('/'));
         found.add(
             at.trim_end_matches('/'),
-            format!("not valid JSON Schema 2020-12: {error}"),
+            format!("not valid JSON Schema {name}: {error}"),
         );
     }
-    if valid && let Err(error) = jsonschema::draft202012::new(schema) {
+    if valid && let Err(error) = jsonschema::options().with_draft(draft).build(schema) {
         found.add(
             path,
-            format!("does not compile as a self-contained JSON Schema 2020-12: {error}"),
+            format!("does not compile as a self-contained JSON Schema {name}: {error}"),
         );
+    }
+}
+
+fn draft_name(draft: Draft) -> &'static str {
+    match draft {
+        Draft::Draft4 => "draft-04",
+        Draft::Draft6 => "draft-06",
+        Draft::Draft7 => "draft-07",
+        Draft::Draft201909 => "2019-09",
+        _ => "2020-12",
     }
 }
 
@@ -227,15 +256,45 @@ mod tests {
     }
 
     #[test]
-    fn only_draft_2020_12_is_declared() {
+    fn a_declared_draft_is_checked_under_its_own_rules() {
+        // What the TypeScript SDK's servers send: draft-07, tuple `items`, `definitions`.
+        let draft_07 = json!({ "name": "t", "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {
+                "pair": { "type": "array", "items": [{ "type": "string" }, { "type": "number" }] },
+                "node": { "$ref": "#/definitions/Node" },
+            },
+            "definitions": { "Node": { "type": "object" } },
+        } });
+        assert_eq!(check_tool(&draft_07), Vec::<String>::new());
+        // `exclusiveMinimum` is a boolean in draft-04 and a number from draft-06 on.
         let found = check_tool(&json!({ "name": "t", "inputSchema": {
             "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": { "n": { "type": "number", "minimum": 0, "exclusiveMinimum": true } },
         } }));
-        assert!(mentions(
-            &found,
-            "inputSchema",
-            "`$schema` \"http://json-schema.org/draft-07/schema#\""
-        ));
+        assert!(
+            mentions(&found, "inputSchema/properties/n/exclusiveMinimum", "draft-07"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_and_mixed_dialects_are_reported() {
+        let found = check_tool(&json!({ "name": "t", "inputSchema": {
+            "$schema": "https://example.com/my-dialect", "type": "object",
+        } }));
+        assert!(
+            mentions(&found, "inputSchema", "a dialect this library does not know"),
+            "{found:?}"
+        );
+        let found = check_tool(&json!({ "name": "t", "inputSchema": {
+            "type": "object",
+            "properties": { "x": { "$schema": "http://json-schema.org/draft-07/schema#" } },
+        } }));
+        assert!(
+            mentions(&found, "inputSchema/properties/x", "differs from the root's"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -357,3 +357,92 @@ async fn definitions_come_from_the_macros() {
     );
     assert!(loose[1]["function"].get("strict").is_none());
 }
+
+/// A place on a grid (a type with a schema of its own, kept in `$defs`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read through `Debug`
+struct Point {
+    /// Column.
+    x: i32,
+    /// Row.
+    y: i32,
+}
+
+/// How to draw.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Pen {
+    /// Thin.
+    Fine,
+    /// Thick.
+    Bold,
+}
+
+/// Draw a point (plain parameters).
+#[tool]
+async fn draw_plain(
+    /// Where.
+    at: Point,
+    /// Labels.
+    labels: Option<Vec<String>>,
+    /// The pen.
+    pen: Option<Pen>,
+    /// Also here.
+    also: std::option::Option<Point>,
+) -> String {
+    format!("{at:?} {labels:?} {pen:?} {also:?}")
+}
+
+/// Arguments of `draw_struct`: the same as `draw_plain`'s.
+#[derive(Deserialize, JsonSchema)]
+struct DrawArgs {
+    /// Where.
+    at: Point,
+    /// Labels.
+    labels: Option<Vec<String>>,
+    /// The pen.
+    pen: Option<Pen>,
+    /// Also here.
+    also: std::option::Option<Point>,
+}
+
+/// Draw a point (an argument struct).
+#[tool]
+async fn draw_struct(args: DrawArgs) -> String {
+    let DrawArgs {
+        at,
+        labels,
+        pen,
+        also,
+    } = args;
+    format!("{at:?} {labels:?} {pen:?} {also:?}")
+}
+
+#[tokio::test]
+async fn plain_parameters_are_described_and_read_as_an_argument_struct_is() {
+    let registry = ToolRegistry::new();
+    registry.register(DrawPlainTool).unwrap();
+    registry.register(DrawStructTool).unwrap();
+    let schema = |name: &str| registry.get(name).unwrap().spec().input_schema.clone();
+    assert_eq!(schema("draw_plain"), schema("draw_struct"));
+    assert!(
+        schema("draw_plain")["$defs"]["Point"].is_object(),
+        "{}",
+        schema("draw_plain")
+    );
+    for arguments in [
+        json!({"at": {"x": 1, "y": 2}}),
+        json!({"at": {"x": 1, "y": 2}, "labels": null, "pen": "bold", "also": {"x": 0, "y": 0}}),
+        json!({"at": {"x": 1, "y": 2}, "labels": ["a"], "pen": null}),
+    ] {
+        let plain = call(&registry, "draw_plain", arguments.clone()).await;
+        let structured = call(&registry, "draw_struct", arguments).await;
+        assert_eq!(plain.outcome, Outcome::Ok, "{}", plain.text());
+        assert_eq!(plain.text(), structured.text());
+    }
+    let missing = call(&registry, "draw_plain", json!({"pen": "wide"})).await;
+    assert_eq!(
+        missing.text(),
+        "invalid arguments for `draw_plain`:\n- `/pen`: \"wide\" is not one of: \"fine\", \"bold\"\n- `/at`: required property is missing"
+    );
+}

@@ -8,6 +8,53 @@ pub use serde;
 
 use crate::{ToolError, TypedTool};
 
+/// What a plain parameter's type needs (`#[tool] fn f(query: Query)`): the argument
+/// struct `#[tool]` generates deserializes it and describes it.
+///
+/// The generated fields go through [`deserialize_parameter`] and [`Parameter`], whose
+/// bound is this trait, so a type without `Deserialize` or `JsonSchema` is reported with
+/// this message, on the parameter's type, instead of from inside the derives.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of a tool's parameter",
+    label = "needs `Deserialize` and `JsonSchema`",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`, or take a type that has both (`String`, numbers, `bool`, `Vec<T>`, `Option<T>`, …); a doc comment on the parameter becomes its description"
+)]
+pub trait ToolParameter: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
+
+/// A generated field's deserializer (`#[serde(deserialize_with = …)]`): `T`'s own.
+pub fn deserialize_parameter<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: ToolParameter,
+{
+    T::deserialize(deserializer)
+}
+
+/// A generated field's schema (`#[schemars(with = …)]`): `T`'s own, under `T`'s name
+/// and id, so it is shared with every other use of `T`.
+pub struct Parameter<T>(std::marker::PhantomData<T>);
+
+impl<T: ToolParameter> schemars::JsonSchema for Parameter<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
 /// Appending all or nothing, for the audit log here and `builtin-tools`' `Workspace`.
 pub use crate::append::append_all;
 

@@ -216,7 +216,8 @@ pub(crate) fn generated_args_struct(def: &ToolDef) -> TokenStream {
     let doc = format!("Arguments of the `{}` tool.", def.name);
     let fields = def.sig.plain.iter().map(|param| {
         let (attrs, ident, ty) = (&param.attrs, &param.ident, &param.ty);
-        quote!(#(#attrs)* pub #ident: #ty,)
+        let through_library = parameter_attrs(def, param);
+        quote!(#(#attrs)* #through_library pub #ident: #ty,)
     });
     quote! {
         #[doc = #doc]
@@ -227,6 +228,55 @@ pub(crate) fn generated_args_struct(def: &ToolDef) -> TokenStream {
             #(#fields)*
         }
     }
+}
+
+/// Routes a plain parameter's field through `__private::{deserialize_parameter,
+/// Parameter}`, whose bound carries our message, so a type without `Deserialize` or
+/// `JsonSchema` is one error on the parameter's type rather than a page of errors from
+/// inside the derives. The field is deserialized and described exactly as without them;
+/// an `Option<T>` stays optional and gets no `"default"` in the schema.
+///
+/// A parameter with `serde` or `schemars` attributes of its own is left to the derives:
+/// those attributes may set what these do.
+fn parameter_attrs(def: &ToolDef, param: &crate::signature::PlainParam) -> TokenStream {
+    let own_attrs = param
+        .attrs
+        .iter()
+        .any(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
+    if own_attrs {
+        return TokenStream::new();
+    }
+    let (krate, ty) = (&def.krate, &param.ty);
+    let span = ty.span();
+    let deserialize = syn::LitStr::new(
+        &quote!(#krate::__private::deserialize_parameter).to_string(),
+        span,
+    );
+    let schema = syn::LitStr::new(&quote!(#krate::__private::Parameter<#ty>).to_string(), span);
+    // Without `deserialize_with`, serde reads a missing `Option` as `None` by itself; with
+    // it, only a default does. Skipping a `None` keeps schemars from writing the default
+    // (`null`) into the schema; the struct is never serialized.
+    let optional = is_option(ty).then(
+        || quote_spanned!(span=> #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]),
+    );
+    quote_spanned! {span=>
+        #optional
+        #[serde(deserialize_with = #deserialize)]
+        #[schemars(with = #schema)]
+    }
+}
+
+/// Whether a type is written `Option<…>` (with or without its path).
+fn is_option(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    path.qself.is_none()
+        && path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == "Option" && !last.arguments.is_empty())
 }
 
 /// A `#[cfg(test)]` test that builds the tool's spec and validator.

@@ -165,6 +165,11 @@ fn no_variant_matches(
     variants: &[Vec<ValidationError<'static>>],
     schema: &Value,
 ) -> Vec<String> {
+    // An enum whose variants have doc comments is a `oneOf` of `const`s: name them all,
+    // as for a plain `enum`, rather than the first variant's value.
+    if let Some(options) = allowed_values(path, variants) {
+        return vec![format!("{at}{} is not one of: {options}", preview(instance))];
+    }
     // The types a variant expected of the value itself (not of something inside it).
     let expected_here = |error: &ValidationError<'static>| match error.kind() {
         ValidationErrorKind::Type { kind } if error.instance_path().as_str() == path => {
@@ -188,11 +193,12 @@ fn no_variant_matches(
             problems
         }
         _ => {
-            let expected: Vec<String> = variants
-                .iter()
-                .flat_map(|errors| errors.iter())
-                .filter_map(expected_here)
-                .collect();
+            let mut expected: Vec<String> = Vec::new();
+            for types in variants.iter().flatten().filter_map(expected_here) {
+                if !expected.contains(&types) {
+                    expected.push(types);
+                }
+            }
             if expected.is_empty() {
                 vec![format!("{at}does not match any of the allowed shapes")]
             } else {
@@ -204,6 +210,26 @@ fn no_variant_matches(
             }
         }
     }
+}
+
+/// The values the variants allow, when every variant is only a `const` or an `enum` of
+/// the value at `path` (and so failed for that alone).
+fn allowed_values(path: &str, variants: &[Vec<ValidationError<'static>>]) -> Option<String> {
+    let mut values = Vec::new();
+    for errors in variants {
+        let [error] = errors.as_slice() else {
+            return None;
+        };
+        if error.instance_path().as_str() != path {
+            return None;
+        }
+        match error.kind() {
+            ValidationErrorKind::Constant { expected_value } => values.push(preview(expected_value)),
+            ValidationErrorKind::Enum { options } => values.push(list_options(options)),
+            _ => return None,
+        }
+    }
+    (!values.is_empty()).then(|| values.join(", "))
 }
 
 fn expected_types(kind: &TypeKind) -> String {

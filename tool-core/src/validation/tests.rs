@@ -111,6 +111,40 @@ fn nested_enum_length_format_and_type_problems_are_explained() {
     assert_eq!(found.len(), expected.len(), "{found:#?}");
 }
 
+/// An enum whose variants have doc comments: schemars makes it a `oneOf` of `const`s.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Format {
+    /// Text as it is.
+    Plain,
+    /// Markdown.
+    Markdown,
+    /// HTML.
+    Html,
+}
+
+/// Arguments with a documented enum.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Render {
+    /// The output format.
+    format: Format,
+}
+
+#[test]
+fn a_documented_enum_names_every_value() {
+    assert_eq!(
+        problems::<Render>(json!({"format": "pdf"})),
+        ["`/format`: \"pdf\" is not one of: \"plain\", \"markdown\", \"html\""]
+    );
+    // A value of another type still says which type was expected.
+    assert_eq!(
+        problems::<Render>(json!({"format": 3})),
+        ["`/format`: expected string, got integer 3"]
+    );
+}
+
 #[test]
 fn optional_objects_report_the_inner_problem() {
     let found = problems::<Nested>(json!({

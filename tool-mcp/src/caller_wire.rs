@@ -101,6 +101,23 @@ pub(crate) fn elicit_request(params: ElicitRequestParams) -> Result<ElicitReques
     }
 }
 
+/// `modelPreferences` as the server wrote them: rmcp holds the priorities as `f32`.
+fn model_preferences(params: &CreateMessageRequestParams, wire: &Value) -> Option<Value> {
+    let mut preferences = wire.get("modelPreferences").cloned()?;
+    let typed = params.model_preferences.as_ref()?;
+    let priorities = [
+        ("costPriority", typed.cost_priority),
+        ("speedPriority", typed.speed_priority),
+        ("intelligencePriority", typed.intelligence_priority),
+    ];
+    for (name, priority) in priorities {
+        if let Some(priority) = priority {
+            preferences[name] = convert::f32_as_sent(priority).into();
+        }
+    }
+    Some(preferences)
+}
+
 /// The client's answer as ours.
 pub(crate) fn elicit_response(result: ElicitResult) -> ElicitResponse {
     let action = match result.action {
@@ -128,8 +145,11 @@ pub(crate) fn elicit_result(response: ElicitResponse) -> ElicitResult {
     result
 }
 
-/// Our sampling request as `sampling/createMessage` params.
-pub(crate) fn sampling_params(request: SamplingRequest) -> Result<CreateMessageRequestParams, CallerError> {
+/// Our sampling request as `sampling/createMessage` params, as JSON: the numbers as
+/// given. (rmcp's params hold `temperature` and the priorities as `f32`, and write its
+/// params through a JSON value, so `0.7` would reach the client as
+/// `0.699999988079071`; the JSON is checked against its shape, then sent as it is.)
+pub(crate) fn sampling_params(request: SamplingRequest) -> Result<Value, CallerError> {
     let messages: Vec<Value> = request
         .messages
         .into_iter()
@@ -138,6 +158,7 @@ pub(crate) fn sampling_params(request: SamplingRequest) -> Result<CreateMessageR
     let mut params = json!({"messages": messages, "maxTokens": request.max_tokens});
     let optional = [
         ("systemPrompt", request.system_prompt.map(Value::from)),
+        ("includeContext", request.include_context.map(Value::from)),
         ("temperature", request.temperature.map(Value::from)),
         ("modelPreferences", request.model_preferences),
         ("toolChoice", request.tool_choice),
@@ -153,8 +174,12 @@ pub(crate) fn sampling_params(request: SamplingRequest) -> Result<CreateMessageR
             params[name] = value;
         }
     }
-    serde_json::from_value(params)
-        .map_err(|error| CallerError::failed(format!("MCP cannot carry this sampling request: {error}")))
+    match serde_json::from_value::<CreateMessageRequestParams>(params.clone()) {
+        Ok(_) => Ok(params),
+        Err(error) => Err(CallerError::failed(format!(
+            "MCP cannot carry this sampling request: {error}"
+        ))),
+    }
 }
 
 /// A remote server's sampling request as ours.
@@ -166,9 +191,13 @@ pub(crate) fn sampling_request(params: &CreateMessageRequestParams) -> Result<Sa
         .unwrap_or_default();
     let mut request = SamplingRequest::new(messages, params.max_tokens);
     request.system_prompt = params.system_prompt.clone();
-    request.temperature = params.temperature.map(f64::from);
+    request.temperature = params.temperature.map(convert::f32_as_sent);
     request.stop_sequences = params.stop_sequences.clone().unwrap_or_default();
-    request.model_preferences = wire.get("modelPreferences").cloned();
+    request.model_preferences = model_preferences(params, &wire);
+    request.include_context = wire
+        .get("includeContext")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     request.tools = wire
         .get("tools")
         .and_then(Value::as_array)

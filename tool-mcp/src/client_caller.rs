@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, ElicitRequest as McpElicitRequest, GetExtensions as _, RequestId,
-    ServerRequest,
+    ClientResult, CustomRequest, CustomResult, ElicitRequest as McpElicitRequest, GetExtensions as _,
+    RequestId, ServerRequest,
 };
 use rmcp::service::{ElicitationMode, OriginatingRequestId, Peer};
 use tool_core::{
@@ -122,14 +122,17 @@ impl ClientCaller {
                 "let its model call tools (sampling with tools)",
             ));
         }
+        // Sent as the JSON it is (see `caller_wire::sampling_params`); the answer is read
+        // by its shape, whatever request rmcp thinks it answers.
         let params = caller_wire::sampling_params(request)?;
-        match self
-            .send(ServerRequest::CreateMessageRequest(CreateMessageRequest::new(
-                params,
-            )))
-            .await?
-        {
+        let request = CustomRequest::new("sampling/createMessage", Some(params));
+        match self.send(ServerRequest::CustomRequest(request)).await? {
             ClientResult::CreateMessageResult(result) => caller_wire::sampling_response(&result),
+            ClientResult::CustomResult(CustomResult(result)) => serde_json::from_value(result)
+                .map_err(|error| {
+                    CallerError::failed(format!("the client's answer is not a sampling result: {error}"))
+                })
+                .and_then(|result| caller_wire::sampling_response(&result)),
             other => Err(unexpected(&other)),
         }
     }

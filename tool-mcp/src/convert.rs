@@ -92,16 +92,17 @@ fn mime_type(part: &Value) -> String {
 fn annotations(part: &Value) -> Option<ContentAnnotations> {
     let annotations = part.get("annotations")?;
     let mut annotations: ContentAnnotations = serde_json::from_value(annotations.clone()).ok()?;
-    annotations.priority = annotations.priority.map(shortest_f32);
+    // Exact: the value came from rmcp's `f32`.
+    annotations.priority = annotations.priority.map(|priority| f32_as_sent(priority as f32));
     Some(annotations)
 }
 
-/// rmcp holds a priority as `f32`, which becomes `0.800000011920929` in a JSON value;
-/// the shortest decimal that is the same `f32` (`0.8`) is what the server sent.
-fn shortest_f32(priority: f64) -> f64 {
-    // Exact: the value came from an `f32`.
-    let narrow = priority as f32;
-    narrow.to_string().parse().unwrap_or(priority)
+/// A number rmcp holds as `f32` (a priority, a temperature) as the peer wrote it.
+///
+/// Widened as it is, `0.8` becomes `0.800000011920929`, and a peer down the line would
+/// receive that; the shortest decimal that is the same `f32` is what was sent.
+pub(crate) fn f32_as_sent(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(f64::from(value))
 }
 
 fn resource(resource: Option<&Map<String, Value>>) -> Content {

@@ -87,6 +87,7 @@ mod mount;
 mod notify;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod own_requests;
 mod serve;
 mod stdio;
 

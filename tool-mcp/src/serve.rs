@@ -1,10 +1,12 @@
 //! Running an [`McpHandler`] on a transport: the process's stdio, or streamable HTTP.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::serve::ListenerExt as _;
 use rmcp::ServiceExt as _;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -15,6 +17,7 @@ use tool_core::ToolRegistry;
 
 use crate::McpHandler;
 use crate::http_auth::{self, HttpOptions};
+use crate::own_requests::{SessionsWithoutProgressTokens, WithoutProgressTokens};
 #[cfg(unix)]
 use crate::stdio::SocketPair;
 use crate::stdio::Stdio;
@@ -97,8 +100,9 @@ impl McpHandler {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        let transport = WithoutProgressTokens(AsyncRwTransport::new(read, write));
         let running = self
-            .serve((read, write))
+            .serve(transport)
             .await
             .map_err(|error| ServeError::Handshake(Box::new(error)))?;
         running.waiting().await.map(drop).map_err(ServeError::Stopped)
@@ -155,7 +159,7 @@ impl McpHandler {
                 let number = sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 Ok(handler.for_session(format!("http-{instance}-{number}")))
             },
-            LocalSessionManager::default().into(),
+            Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default())),
             config,
         );
         let mut router = axum::Router::new().nest_service(HTTP_ENDPOINT, service);

@@ -312,3 +312,75 @@ async fn a_sessions_searches_grow_its_own_list_only() {
         ["plain", "tool_search"]
     );
 }
+
+/// Twenty `tools/call`s one after another on one kept-alive connection, as `curl` or a
+/// load generator sends them. A response goes out in several writes; with Nagle's
+/// algorithm on the server's socket, the last small one waited for the client to
+/// acknowledge the first, which a client delays by up to 40 ms on Linux (its shortest
+/// delayed ACK) hoping to piggyback on its next request: every request after the first
+/// took about 40 ms. So this fails on such a stall: the median must stay far below it
+/// (a call here takes about a millisecond; the bound leaves room for a loaded machine).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_on_a_kept_alive_connection_are_answered_without_a_stall() {
+    let registry = ToolRegistry::new();
+    registry.register(echo("echo")).unwrap();
+    for options in [
+        tool_mcp::HttpOptions::new(),
+        tool_mcp::HttpOptions::new().stateless(),
+    ] {
+        let server = tool_mcp::McpHandler::new(registry.clone())
+            .serve_http_with("127.0.0.1:0", options)
+            .await
+            .unwrap();
+        // One connection, kept alive between requests (reqwest sets TCP_NODELAY on its
+        // own side, as curl does).
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .build()
+            .unwrap();
+        let post = |body: Value, session: Option<String>| {
+            let mut request = client
+                .post(server.url())
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body.to_string());
+            if let Some(session) = session {
+                request = request.header("mcp-session-id", session);
+            }
+            async move {
+                let response = request.send().await.expect("the server answers");
+                assert!(response.status().is_success(), "{}", response.status());
+                let session = response
+                    .headers()
+                    .get("mcp-session-id")
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
+                let body = response.text().await.expect("the whole answer");
+                (session, body)
+            }
+        };
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "keep-alive", "version": "1"}}});
+        let (session, _) = post(initialize, None).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(initialized, session.clone()).await;
+        let mut latencies = Vec::new();
+        for id in 1..=20 {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "hi"}}});
+            let started = std::time::Instant::now();
+            let (_, body) = post(call, session.clone()).await;
+            latencies.push(started.elapsed());
+            assert!(body.contains(r#"\"hi\""#), "{body}");
+        }
+        latencies.sort();
+        let median = latencies[latencies.len() / 2];
+        assert!(
+            median < Duration::from_millis(20),
+            "the median request took {median:?} on a kept-alive connection: a response is held \
+             back until the client's delayed ACK (TCP_NODELAY not set?); all: {latencies:?}"
+        );
+    }
+}

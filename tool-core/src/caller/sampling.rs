@@ -118,6 +118,10 @@ pub struct SamplingRequest {
     pub tool_choice: Option<Value>,
     /// Provider-specific metadata passed through.
     pub metadata: Option<Value>,
+    /// MCP's `includeContext` (`none`, `thisServer`, `allServers`: which servers'
+    /// context the caller may add), passed through as written. MCP 2025-11-25
+    /// deprecates all but `none`.
+    pub include_context: Option<String>,
 }
 
 impl SamplingRequest {
@@ -133,6 +137,7 @@ impl SamplingRequest {
             tools: Vec::new(),
             tool_choice: None,
             metadata: None,
+            include_context: None,
         }
     }
 

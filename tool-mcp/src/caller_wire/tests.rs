@@ -31,11 +31,17 @@ fn a_sampling_request_crosses_both_ways_intact() {
         64,
     )
     .with_system_prompt("be brief")
-    .with_temperature(0.5)
+    // Neither is an `f32` exactly, which is how rmcp holds them.
+    .with_temperature(0.7)
     .with_tools(vec![json!({"name": "zoom", "inputSchema": {"type": "object"}})]);
     request.stop_sequences = vec!["END".into()];
-    let params = sampling_params(request.clone()).unwrap();
-    let wire = serde_json::to_value(&params).unwrap();
+    request.model_preferences = Some(json!({"hints": [{"name": "claude"}], "costPriority": 0.3}));
+    request.include_context = Some("thisServer".into());
+    let wire = sampling_params(request.clone()).unwrap();
+    // The numbers as given (rmcp holds them as `f32`).
+    assert_eq!(wire["temperature"], json!(0.7));
+    assert_eq!(wire["modelPreferences"]["costPriority"], json!(0.3));
+    let params: CreateMessageRequestParams = serde_json::from_value(wire.clone()).unwrap();
     assert_eq!(
         wire["messages"][0]["content"],
         json!({"type": "text", "text": "look"}),

@@ -1,4 +1,8 @@
 //! The command line, as clap parses it.
+//!
+//! The doc comments of the items below are clap's help text, printed as written: `[auth]`
+//! names a config section and a URL is an example, not rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! [`SamplingRequest`] and their answers) and MCP's wire shapes, both ways: serving sends
 //! ours to the client, mounting receives a remote server's and passes them on.
 //!
-//! Like [`convert`](crate::convert), this goes through JSON: content parts use the one
+//! Like [`convert`], this goes through JSON: content parts use the one
 //! mapping of [`Dialect::Mcp`], so every content kind MCP and we share crosses the same
 //! way in a tool result and in a sampling message.
 

@@ -12,7 +12,7 @@
 //!
 //! Tables carry an `agent_tools_` prefix, and the schema version of each component is
 //! kept in `agent_tools_schema` and migrated under an advisory lock when a process
-//! connects ([`migrate`]).
+//! connects ([`migrate()`]).
 
 #![warn(missing_docs)]
 

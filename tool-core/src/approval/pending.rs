@@ -1,4 +1,4 @@
-//! Calls whose approval was deferred ([`Approval::Defer`](super::Approval::Defer)): kept
+//! Calls whose approval was deferred ([`Approval::Defer`]): kept
 //! until an application decides them with [`ToolRegistry::resume`](crate::ToolRegistry::resume).
 
 use std::collections::HashMap;

@@ -400,7 +400,7 @@ impl ToolRegistryBuilder {
     }
 
     /// Runs `hook` around every call, after the hooks added before it; see
-    /// [`Hook`](crate::Hook).
+    /// [`Hook`].
     pub fn hook(mut self, hook: impl Hook) -> Self {
         self.hooks.push(Arc::new(hook));
         self

@@ -17,7 +17,7 @@ use super::requests::{self, CallsInFlight};
 
 /// The client side of a session: notes `list_changed` and passes the server's questions
 /// and sampling requests to the caller of the call in flight
-/// ([`requests`](super::requests)). Progress and log messages are taken off the
+/// ([`requests`]). Progress and log messages are taken off the
 /// transport before they get here ([`InOrder`](super::in_order::InOrder)).
 pub(super) struct MountClient {
     pub(super) list_changed: Arc<watch::Sender<u64>>,

@@ -50,6 +50,25 @@
 //! # }
 //! ```
 //!
+//! ## Dependencies
+//!
+//! Argument structs derive serde's `Deserialize` and schemars' `JsonSchema`, and tools
+//! run on Tokio, so a crate of tools depends on those too — at the major versions this
+//! crate uses (serde 1 and schemars 1: a `JsonSchema` of schemars 0.8 is another trait,
+//! and the struct is then refused as tool arguments):
+//!
+//! ```toml
+//! [dependencies]
+//! agent-tools = { version = "0.1", default-features = false }  # + features: mcp, fs, shell, …
+//! serde = { version = "1", features = ["derive"] }
+//! schemars = "1"
+//! serde_json = "1"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! A tool with plain parameters (`async fn add(a: i64, b: i64)`) needs neither serde nor
+//! schemars in the crate: `#[tool]` derives the arguments through this crate.
+//!
 //! ## Writing tools
 //!
 //! `#[tool]` goes on a free `async fn` (a plain `fn` runs on Tokio's blocking pool) and
@@ -70,9 +89,11 @@
 //! kinds (text, image, audio, embedded resource, resource link), each with optional
 //! [`ContentAnnotations`].
 //!
-//! Attributes: `name = "..."`, `title = "..."`, `description = "..."` (else the doc
-//! comment, which is required), `read_only`, `destructive`, `idempotent`, `open_world`,
-//! `strict`, `timeout = "30s"`, `enabled = <expr>` (in toolsets) and `crate = path`.
+//! Attributes (each with an example in [`macro@tool`]'s docs): `name`, `title`,
+//! `description` (else the doc comment, which is required), `read_only`, `destructive`,
+//! `idempotent`, `open_world`, `strict`, `timeout`, `cancel_grace`, `retries`,
+//! `max_concurrency`, `edits_files`, `preview`, `defer`, `enabled` (in toolsets) and
+//! `crate`.
 //!
 //! [`#[toolset]`](toolset) on an `impl` block turns its `#[tool]` methods (taking `&self`)
 //! into tools sharing the value, implements [`Toolset`] and adds
@@ -104,6 +125,20 @@
 //! the registry's validation, timeouts and audit log; [`mcp::MountMcp::mount_mcp`]
 //! brings another MCP server's tools into a registry. The `agent-tools` binary
 //! (`agent-tools serve`) does both for the built-in tools.
+//!
+//! A server is named `agent-tools` unless you name it: clients show the name and
+//! version, and may give the model its instructions.
+//!
+//! ```no_run
+//! # #[cfg(feature = "mcp")]
+//! # async fn serve(registry: agent_tools::ToolRegistry) -> Result<(), agent_tools::mcp::ServeError> {
+//! agent_tools::mcp::McpHandler::new(registry)
+//!     .server_info("notes-server", env!("CARGO_PKG_VERSION"))
+//!     .instructions("Note names are case-sensitive.")
+//!     .serve_stdio()
+//!     .await
+//! # }
+//! ```
 
 #![warn(missing_docs)]
 
@@ -114,7 +149,73 @@ extern crate self as agent_tools;
 pub mod cli;
 
 pub use tool_core::*;
-pub use tool_macros::{tool, toolset};
+
+/// Turns an `async fn` (or a plain `fn`, which runs on Tokio's blocking pool) into a
+/// tool: generates `<PascalName>Tool`, which implements [`TypedTool`]; see [Writing
+/// tools](crate#writing-tools) for its parameters and return types.
+///
+/// # Attributes
+///
+/// All optional; flags take `= false` too (`destructive = false`).
+///
+/// | attribute | example | what it says |
+/// |---|---|---|
+/// | `name` | `#[tool(name = "read")]` | the tool's name; default the function's |
+/// | `title` | `#[tool(title = "Read file")]` | a title for people (MCP `title`) |
+/// | `description` | `#[tool(description = "Read a file.")]` | what the model reads; default the doc comment (one of the two is required) |
+/// | `read_only` | `#[tool(read_only)]` | changes nothing (MCP `readOnlyHint`); a policy runs it without asking |
+/// | `destructive` | `#[tool(destructive = false)]` | may delete or overwrite (MCP `destructiveHint`; MCP's default when a tool states nothing) |
+/// | `idempotent` | `#[tool(idempotent)]` | calling it twice is calling it once (MCP `idempotentHint`) |
+/// | `open_world` | `#[tool(open_world = false)]` | reaches things outside this program, such as the web (MCP `openWorldHint`, also a default) |
+/// | `strict` | `#[tool(strict)]` | ask providers for strict, schema-constrained arguments |
+/// | `timeout` | `#[tool(timeout = "30s")]` | the call's deadline (else the registry's, 60 s by default) |
+/// | `cancel_grace` | `#[tool(cancel_grace = "3s")]` | after a cancellation, how long the tool may take to return what it has |
+/// | `retries` | `#[tool(retries = 2)]` | how many [`ToolError::retry`] answers in a row a session gets |
+/// | `max_concurrency` | `#[tool(max_concurrency = 4)]` | at most this many calls at once; the rest wait |
+/// | `edits_files` | `#[tool(edits_files)]` | only edits files in the workspace: policy mode `accept_edits` runs it |
+/// | `preview` | `#[tool(preview = describe)]` | a `fn(&Args) -> Option<String>` that tells a person asked to approve what the call would do |
+/// | `defer` | `#[tool(defer)]` | the definition is loaded on demand, through a tool search |
+/// | `enabled` | `#[tool(enabled = self.web)]` | in a [`#[toolset]`](toolset): registered only when the expression is true |
+/// | `crate` | `#[tool(crate = my_app::agent_tools)]` | where this crate is, when it is reached through a re-export |
+///
+/// A tool that states none of `read_only`, `destructive` and `open_world` counts as
+/// destructive and open-world, as MCP says; under a [`Policy`] in its default mode it
+/// then needs a person's approval ([`PolicyMode::Default`]). State what the tool does.
+///
+/// ```
+/// use agent_tools::{tool, ToolError};
+///
+/// /// Replace a note's text.
+/// #[tool(
+///     title = "Edit note",
+///     destructive,
+///     idempotent,
+///     open_world = false,
+///     timeout = "10s",
+///     max_concurrency = 1,
+///     preview = describe_edit,
+/// )]
+/// async fn edit_note(
+///     /// The note's name.
+///     name: String,
+///     /// Its new text.
+///     text: String,
+/// ) -> Result<String, ToolError> {
+///     Ok(format!("{name} now reads {} characters", text.len()))
+/// }
+///
+/// /// What a person approving the call sees.
+/// fn describe_edit(args: &EditNoteArgs) -> Option<String> {
+///     Some(format!("replace the text of `{}`", args.name))
+/// }
+///
+/// let spec = agent_tools::Tool::spec(&EditNoteTool);
+/// assert_eq!(spec.name, "edit_note");
+/// assert_eq!(spec.annotations.destructive, Some(true));
+/// assert_eq!(spec.max_concurrency, Some(1));
+/// ```
+pub use tool_macros::tool;
+pub use tool_macros::toolset;
 
 /// The built-in agent tools: one Cargo feature per family (`fs`, `shell`, `web`, `memory`,
 /// `agent`, `screen`, `media`; `builtins` for all).

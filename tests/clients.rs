@@ -763,3 +763,32 @@ fn inspector_names(listing: &Value) -> Vec<String> {
         .map(|tool| tool["name"].as_str().unwrap_or_default().to_owned())
         .collect()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_dialect_takes_the_reference_servers_schemas() {
+    // The TypeScript servers declare draft-07 schemas, which the MCP checker refused.
+    let scene = Scene::new().await;
+    let gateway = scene.gateway();
+    for dialect in ["mcp", "openai-chat", "openai-responses", "anthropic", "gemini"] {
+        let output = tokio::process::Command::new(&gateway[0])
+            .args(&gateway[1..])
+            .args(["schema", "--dialect", dialect])
+            .current_dir(scene.workspace())
+            .envs(git_identity())
+            .env("XDG_DATA_HOME", scene.data())
+            .kill_on_drop(true)
+            .output()
+            .await
+            .expect("agent-tools schema runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{dialect}:\n{stderr}");
+        let problems: Vec<&str> = stderr.lines().filter(|line| line.starts_with("error:")).collect();
+        assert!(problems.is_empty(), "{dialect}: {problems:#?}");
+        let definitions: Vec<Value> = serde_json::from_slice(&output.stdout).expect("a JSON array");
+        assert!(
+            definitions.len() > 50,
+            "{dialect}: {} definitions",
+            definitions.len()
+        );
+    }
+}

@@ -80,7 +80,7 @@ pub trait TypedTool: Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as tool arguments",
     label = "needs `Deserialize` and `JsonSchema`",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; doc comments on its fields become the argument descriptions"
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}` (serde 1 and schemars 1, the versions agent-tools uses); doc comments on its fields become the argument descriptions"
 )]
 pub trait ToolArgs: Send + Sized + 'static {
     /// The canonical JSON Schema of the arguments (see [`schema`]).

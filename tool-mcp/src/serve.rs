@@ -162,7 +162,9 @@ impl McpHandler {
             Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default())),
             config,
         );
-        let mut router = axum::Router::new().nest_service(HTTP_ENDPOINT, service);
+        let mut router = axum::Router::new()
+            .nest_service(HTTP_ENDPOINT, service)
+            .layer(axum::middleware::from_fn(session_end_answered_ok));
         if let Some(token) = options.token() {
             router = router.layer(axum::middleware::from_fn(move |request, next| {
                 http_auth::require_bearer(token.clone(), request, next)
@@ -192,6 +194,23 @@ impl McpHandler {
             task: Some(task),
         })
     }
+}
+
+/// Answers a session's `DELETE` with `200 OK` where rmcp answers `202 Accepted`.
+///
+/// The session is closed by then, and clients read 202 as a failure: the Python SDK
+/// logs "Session termination failed: 202" at the end of every session. The TypeScript
+/// SDK's servers answer 200.
+async fn session_end_answered_ok(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let deleting = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if deleting && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::OK;
+    }
+    response
 }
 
 /// Sends each response as soon as it is written (`TCP_NODELAY`).

@@ -384,3 +384,43 @@ async fn requests_on_a_kept_alive_connection_are_answered_without_a_stall() {
         );
     }
 }
+
+/// Ending a session (`DELETE` with its id) is answered 200, as the TypeScript SDK's
+/// servers answer; the Python SDK logs a failure for anything but 200 or 204.
+#[tokio::test]
+async fn ending_a_session_is_answered_ok() {
+    let server = serve_http(ToolRegistry::new(), "127.0.0.1:0").await.unwrap();
+    let client = reqwest::Client::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "ender", "version": "1"}}});
+    let response = client
+        .post(server.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let ended = client
+        .delete(server.url())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), reqwest::StatusCode::OK);
+    // The session is gone.
+    let after = client
+        .post(server.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), reqwest::StatusCode::NOT_FOUND);
+}

@@ -193,7 +193,7 @@ async fn schema_speaks_every_dialect() {
     assert_eq!(mcp[1]["annotations"], json!({"readOnlyHint": true}));
     assert_eq!(
         mcp[2]["inputSchema"],
-        json!({"type": "object", "additionalProperties": false})
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
     );
     for dialect in ["openai-chat", "openai-responses", "anthropic", "gemini", "mcp"] {
         for (definition, provider_dialect) in printed(run(&["schema", "--dialect", dialect], "").await)

@@ -557,31 +557,38 @@ const TRANSPORTS: [Transport; 3] = [
     Transport::Http { stateless: true },
 ];
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_python_sdk_lists_and_calls_every_built_in_tool() {
+/// One run of the Python SDK in each mode over each transport, against the server
+/// `command` makes, calling `calls`; each in a fresh scene, since the calls write files
+/// and memories. Checks what every run must show (the negotiated revision, every call
+/// answered as expected) and returns each run's context and report for the rest.
+async fn python_runs(
+    what: &str,
+    command: fn(&Scene) -> Vec<String>,
+    calls: fn(&Scene) -> Vec<Call>,
+) -> Vec<(String, Vec<Call>, Value)> {
+    let mut runs = Vec::new();
     for mode in MODES {
         for transport in TRANSPORTS {
-            // A fresh scene each time: the calls write files and memories.
             let scene = Scene::new().await;
-            let calls = builtin_calls(&scene);
-            let report = python_run(&scene, &scene.agent_tools(), transport, mode, &calls).await;
-            let context = format!("Python SDK, mode {mode}, {transport:?}");
+            let calls = calls(&scene);
+            let report = python_run(&scene, &command(&scene), transport, mode, &calls).await;
+            let context = format!("{what}, Python SDK, mode {mode}, {transport:?}");
             assert_eq!(report["protocol"], negotiated(mode), "{context}");
-            let names = listed(&report);
-            for call in &calls {
-                assert!(
-                    names.contains(&call.name),
-                    "{context}: `{}` not listed in {names:?}",
-                    call.name
-                );
-            }
-            assert_eq!(
-                names.len(),
-                calls.len(),
-                "{context}: a tool not called: {names:?}"
-            );
             check_calls(&report, &calls, &context);
+            runs.push((context, calls, report));
         }
+    }
+    runs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_lists_and_calls_every_built_in_tool() {
+    for (context, calls, report) in python_runs("built-in tools", Scene::agent_tools, builtin_calls).await {
+        let mut names = listed(&report);
+        let mut called: Vec<String> = calls.into_iter().map(|call| call.name).collect();
+        names.sort();
+        called.sort();
+        assert_eq!(names, called, "{context}: listed, and called");
     }
 }
 
@@ -622,32 +629,24 @@ async fn the_gateway_serves_the_reference_servers_as_they_serve_themselves() {
             );
         }
     }
-    for mode in MODES {
-        for transport in TRANSPORTS {
-            let scene = Scene::new().await;
-            let calls = gateway_calls(&scene);
-            let report = python_run(&scene, &scene.gateway(), transport, mode, &calls).await;
-            let context = format!("gateway, Python SDK, mode {mode}, {transport:?}");
-            assert_eq!(report["protocol"], negotiated(mode), "{context}");
-            let through: HashMap<String, &Value> = report["tools"]
-                .as_array()
-                .expect("tools")
-                .iter()
-                .map(|tool| (tool["name"].as_str().unwrap_or_default().to_owned(), tool))
-                .collect();
-            for (name, served) in &direct {
-                let Some(gateway) = through.get(name) else {
-                    panic!("{context}: `{name}` is not listed through the gateway");
-                };
-                for field in ["inputSchema", "outputSchema"] {
-                    assert_eq!(
-                        gateway.get(field),
-                        served.get(field),
-                        "{context}: `{name}`'s {field} differs from what its server serves"
-                    );
-                }
+    for (context, _, report) in python_runs("gateway", Scene::gateway, gateway_calls).await {
+        let through: HashMap<String, &Value> = report["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| (tool["name"].as_str().unwrap_or_default().to_owned(), tool))
+            .collect();
+        for (name, served) in &direct {
+            let Some(gateway) = through.get(name) else {
+                panic!("{context}: `{name}` is not listed through the gateway");
+            };
+            for field in ["inputSchema", "outputSchema"] {
+                assert_eq!(
+                    gateway.get(field),
+                    served.get(field),
+                    "{context}: `{name}`'s {field} differs from what its server serves"
+                );
             }
-            check_calls(&report, &calls, &context);
         }
     }
 }

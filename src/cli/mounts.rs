@@ -68,15 +68,8 @@ pub(super) async fn mount_all(
         let name = spec.name.clone();
         let prefix = spec.prefix.clone().unwrap_or_else(|| format!("{name}_"));
         let options = spec.options(&prefix);
-        let server = match spec.server() {
-            Ok(Mount::Ready(server)) => server,
-            Ok(Mount::MayLogIn(url)) => match oauth_login(&name, &url).await {
-                Ok(login) => McpServer::http(&url).oauth(login),
-                Err(error) => {
-                    mounted.unmount().await;
-                    return Err(error);
-                }
-            },
+        let server = match spec.server().await {
+            Ok(server) => server,
             Err(error) => {
                 mounted.unmount().await;
                 return Err(error);
@@ -200,30 +193,23 @@ impl MountSpec {
         options
     }
 
-    /// The server, with its token read from the environment now.
-    fn server(&self) -> Result<Mount, CliError> {
+    /// The server, with its token read from the environment now; an HTTP server
+    /// without one gets the OAuth login it may ask for.
+    async fn server(&self) -> Result<McpServer, CliError> {
         Ok(match (&self.target, &self.token_env) {
-            (MountTarget::Url(url), None) => Mount::MayLogIn(url.clone()),
+            (MountTarget::Url(url), None) => McpServer::http(url).oauth(oauth_login(&self.name, url).await?),
             (MountTarget::Url(url), Some((var, named_by))) => {
-                Mount::Ready(McpServer::http(url).bearer_token(env_token(var, named_by)?))
+                McpServer::http(url).bearer_token(env_token(var, named_by)?)
             }
             (MountTarget::Command(words), _) => {
                 let (program, args) = words
                     .split_first()
                     .ok_or_else(|| CliError(format!("no command given for `{}`", self.name)))?;
                 let server = McpServer::stdio(program, args);
-                Mount::Ready(self.env.iter().fold(server, |server, (k, v)| server.env(k, v)))
+                self.env.iter().fold(server, |server, (k, v)| server.env(k, v))
             }
         })
     }
-}
-
-/// A server to mount.
-enum Mount {
-    /// As it is: a command, or an HTTP server with its token.
-    Ready(McpServer),
-    /// An HTTP server that may ask for an OAuth login.
-    MayLogIn(String),
 }
 
 /// The port the login's redirect comes back to, when it is free: a registration with an

@@ -153,13 +153,14 @@ impl McpHandler {
         // log; the server's random instance id keeps them apart across replicas logging
         // to one place.
         let instance = instance_id();
-        let sessions = AtomicU64::new(0);
+        let session_numbers = AtomicU64::new(0);
+        let sessions = Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default()));
         let service = StreamableHttpService::new(
             move || {
-                let number = sessions.fetch_add(1, Ordering::Relaxed) + 1;
+                let number = session_numbers.fetch_add(1, Ordering::Relaxed) + 1;
                 Ok(handler.for_session(format!("http-{instance}-{number}")))
             },
-            Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default())),
+            sessions.clone(),
             config,
         );
         let mut router = axum::Router::new()
@@ -172,7 +173,15 @@ impl McpHandler {
         }
         #[cfg(feature = "oauth")]
         if let Some(resource) = options.oauth_resource() {
-            let guard = crate::oauth::Guard::new(resource.clone(), registry);
+            use rmcp::transport::streamable_http_server::session::SessionManager as _;
+            let close_session: Arc<crate::oauth::CloseSession> = Arc::new(move |id: String| {
+                let sessions = sessions.clone();
+                Box::pin(async move {
+                    // A session that already ended is fine.
+                    let _ = sessions.close_session(&Arc::from(id)).await;
+                })
+            });
+            let guard = crate::oauth::Guard::new(resource.clone(), registry, close_session);
             router = router
                 .layer(axum::middleware::from_fn(move |request, next| {
                     guard.clone().check(request, next)

@@ -411,6 +411,83 @@ async fn one_users_token_cannot_continue_anothers_session() {
     assert_eq!(as_mallory.status().as_u16(), 404);
 }
 
+/// A `tools/list` on `session` with `token`: its HTTP status.
+async fn list_in_session(setup: &Setup, token: &str, session: &str) -> u16 {
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    setup
+        .http
+        .post(setup.server.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", session)
+        .bearer_auth(token)
+        .body(list.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// The guard keeps the owners of 10,000 sessions. Pushed out of that table, a session
+/// used to stay open with no owner on record, and then any valid token could continue
+/// it. Now it is closed as its owner is forgotten, and a session without a known owner is
+/// nobody's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_never_served_without_its_owner() {
+    let setup = Setup::start(|builder| builder).await;
+    let ada = setup.token("ada", "mcp:read");
+    let bob = setup.token("bob", "mcp:read mcp:write");
+    let open = |token: String| {
+        let setup = &setup;
+        async move {
+            let opened = setup.post(Some(&token), initialize()).await;
+            assert_eq!(opened.status().as_u16(), 200);
+            opened.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+        }
+    };
+    let adas = open(ada.clone()).await;
+    assert_eq!(
+        list_in_session(&setup, &ada, &adas).await,
+        200,
+        "its owner continues it"
+    );
+    assert_eq!(
+        list_in_session(&setup, &bob, &adas).await,
+        404,
+        "another subject does not"
+    );
+    assert_eq!(
+        list_in_session(&setup, &bob, "made-up-session").await,
+        404,
+        "a session nobody opened here is nobody's"
+    );
+
+    // 20,000 sessions of bob's, 32 at a time: ada's is pushed out after the first 10,000.
+    let mut last = String::new();
+    for _ in 0..20_000 / 32 {
+        let batch = futures_util::future::join_all((0..32).map(|_| open(bob.clone()))).await;
+        last = batch.into_iter().next_back().unwrap();
+    }
+    assert_eq!(
+        list_in_session(&setup, &bob, &adas).await,
+        404,
+        "an evicted session is nobody's"
+    );
+    assert_eq!(
+        list_in_session(&setup, &ada, &adas).await,
+        404,
+        "it was closed with its owner"
+    );
+    assert_eq!(
+        list_in_session(&setup, &bob, &last).await,
+        200,
+        "recent sessions go on"
+    );
+    assert_eq!(list_in_session(&setup, &ada, &last).await, 404);
+}
+
 fn base64url(value: &Value) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())

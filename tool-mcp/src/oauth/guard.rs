@@ -6,8 +6,11 @@
 //! can find the authorization server); calls of tools the token's scopes do not reach
 //! (`403 insufficient_scope`, naming the scopes that would); and a token of one user
 //! continuing the MCP session another user's token opened (the session is bound to the
-//! subject that opened it, and looks unknown to anyone else). What it does not do: it does
-//! not rate-limit, and it trusts the authorization server's word on who a subject is.
+//! subject that opened it, and looks unknown to anyone else). A session's owner is known
+//! for as long as the session lives: when the table of owners is full, the oldest session
+//! is closed along with its entry, and a session the table does not hold is refused, so
+//! no session is ever served without its owner. What it does not do: it does not
+//! rate-limit, and it trusts the authorization server's word on who a subject is.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,13 +29,17 @@ use crate::authorized::Authorized;
 /// The most a request body is read to find the tool it calls (POSTs only, and only when
 /// scopes are set); a larger body is refused with `413`, not passed on unchecked.
 const MAX_PEEKED_BODY: usize = 4 * 1024 * 1024;
-/// At most this many sessions are remembered with their owner; the oldest are forgotten.
+/// At most this many sessions are open with their owner; opening one more closes the
+/// oldest.
 const MAX_SESSIONS: usize = 10_000;
 /// The header a streamable HTTP session is named by.
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Reaches, for a principal, the tools its token's scopes grant.
 type Reach = dyn Fn(&Principal, &tool_core::ToolSpec) -> bool + Send + Sync;
+
+/// Closes an HTTP session by its id (the server's session manager's `close_session`).
+pub(crate) type CloseSession = dyn Fn(String) -> tool_core::BoxFuture<'static, ()> + Send + Sync;
 
 /// The check in front of the MCP endpoint, shared by its requests.
 pub(crate) struct Guard {
@@ -42,6 +49,7 @@ pub(crate) struct Guard {
     /// by every request.
     reach: Arc<Reach>,
     sessions: Mutex<SessionOwners>,
+    close_session: Arc<CloseSession>,
 }
 
 /// Which subject opened which session.
@@ -52,7 +60,13 @@ struct SessionOwners {
 }
 
 impl Guard {
-    pub(crate) fn new(resource: OAuthResource, registry: ToolRegistry) -> Arc<Self> {
+    /// The guard of `registry`'s endpoint; `close_session` ends the server's session of an
+    /// id (for sessions evicted from the table of owners).
+    pub(crate) fn new(
+        resource: OAuthResource,
+        registry: ToolRegistry,
+        close_session: Arc<CloseSession>,
+    ) -> Arc<Self> {
         let reach: Arc<Reach> = {
             let resource = resource.clone();
             Arc::new(move |principal: &Principal, tool: &tool_core::ToolSpec| {
@@ -64,6 +78,7 @@ impl Guard {
             registry,
             reach,
             sessions: Mutex::default(),
+            close_session,
         })
     }
 
@@ -95,18 +110,24 @@ impl Guard {
             Err(refused) => return refused,
         };
         let subject = principal.subject.clone();
+        let ending = request.method() == axum::http::Method::DELETE;
         let mut request = request;
         request
             .extensions_mut()
             .insert(Authorized::new(principal, Arc::clone(&self.reach)));
         let response = next.run(request).await;
-        if session.is_none()
-            && let Some(opened) = response
-                .headers()
-                .get(SESSION_HEADER)
-                .and_then(|value| value.to_str().ok())
-        {
-            self.remember(opened.to_owned(), subject);
+        match &session {
+            None => {
+                if let Some(opened) = response
+                    .headers()
+                    .get(SESSION_HEADER)
+                    .and_then(|value| value.to_str().ok())
+                {
+                    self.remember(opened.to_owned(), subject);
+                }
+            }
+            Some(session) if ending && response.status().is_success() => self.forget(session),
+            Some(_) => {}
         }
         response
     }
@@ -171,21 +192,40 @@ impl Guard {
         )
     }
 
-    /// Whether `subject` may use `session`: it opened it, or nobody is known to have.
+    /// Whether `subject` may use `session`: it opened it. A session with no known owner
+    /// (never opened here, closed, or evicted) is nobody's.
     fn owns(&self, session: &str, subject: &str) -> bool {
         let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        sessions.owners.get(session).is_none_or(|owner| owner == subject)
+        sessions.owners.get(session).is_some_and(|owner| owner == subject)
     }
 
+    /// Notes who opened `session`; when the table is full, the oldest session is closed,
+    /// so that it cannot outlive the record of its owner.
     fn remember(&self, session: String, subject: String) {
-        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        if sessions.order.len() >= MAX_SESSIONS
-            && let Some(oldest) = sessions.order.pop_front()
-        {
-            sessions.owners.remove(&oldest);
+        let evicted = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+            let evicted = match sessions.order.len() >= MAX_SESSIONS {
+                true => sessions.order.pop_front(),
+                false => None,
+            };
+            if let Some(oldest) = &evicted {
+                sessions.owners.remove(oldest);
+            }
+            sessions.order.push_back(session.clone());
+            sessions.owners.insert(session, subject);
+            evicted
+        };
+        if let Some(oldest) = evicted {
+            tokio::spawn((self.close_session)(oldest));
         }
-        sessions.order.push_back(session.clone());
-        sessions.owners.insert(session, subject);
+    }
+
+    /// Drops a session its owner ended.
+    fn forget(&self, session: &str) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if sessions.owners.remove(session).is_some() {
+            sessions.order.retain(|open| open != session);
+        }
     }
 }
 
@@ -254,6 +294,46 @@ mod tests {
         let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
         assert_eq!(called_tool(list), None);
         assert_eq!(called_tool(b"not json"), None);
+    }
+
+    /// The second lock on the door: an evicted session is closed in the server, not only
+    /// forgotten here (the HTTP test shows the whole; this shows each half).
+    #[tokio::test]
+    async fn the_session_pushed_out_of_the_table_is_closed_and_nobodys() {
+        let closed = Arc::new(Mutex::new(Vec::new()));
+        let close_session: Arc<CloseSession> = {
+            let closed = closed.clone();
+            Arc::new(move |id: String| {
+                closed.lock().unwrap().push(id);
+                Box::pin(async {})
+            })
+        };
+        let resource = OAuthResource::builder("https://issuer.example", "https://mcp.example/mcp")
+            .build()
+            .unwrap();
+        let guard = Guard::new(resource, ToolRegistry::new(), close_session);
+        for number in 0..MAX_SESSIONS {
+            guard.remember(format!("s{number}"), "bob".to_owned());
+        }
+        assert!(guard.owns("s0", "bob") && !guard.owns("s0", "ada"));
+        assert!(
+            !guard.owns("never-opened", "bob"),
+            "an unknown session is nobody's"
+        );
+        guard.remember("newest".to_owned(), "ada".to_owned());
+        // The close runs on a task of its own, which this single-threaded runtime runs
+        // when the test yields.
+        for _ in 0..100 {
+            if !closed.lock().unwrap().is_empty() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(*closed.lock().unwrap(), ["s0"]);
+        assert!(!guard.owns("s0", "bob"), "evicted: nobody's");
+        assert!(guard.owns("newest", "ada"));
+        guard.forget("newest");
+        assert!(!guard.owns("newest", "ada"), "ended by its owner");
     }
 
     #[test]

@@ -43,7 +43,7 @@ mod transport;
 
 pub use authorizer::{AuthorizeError, Authorizer, FollowRedirect, LoopbackBrowser};
 pub use client::{OAuthClient, OAuthClientBuilder, OAuthClientError};
-pub(crate) use guard::{Guard, metadata_routes};
+pub(crate) use guard::{CloseSession, Guard, metadata_routes};
 pub use resource::{OAuthError, OAuthResource, OAuthResourceBuilder};
 pub use scopes::ScopeMap;
 pub use token_store::{FileTokenStore, MemoryTokenStore, StoredLogin, TokenStore};

@@ -317,8 +317,8 @@ async fn configuration_files_are_read_and_checked() {
         out.stderr,
         format!(
             "agent-tools: invalid config file {}:3:1: unknown field `bogus`, expected one of \
-             `default_timeout`, `audit_log`, `policy`, `auth`, `serve`, `telemetry`, `audit`, \
-             `tool_search`, `mount`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
+             `default_timeout`, `audit_log`, `mount`, `policy`, `auth`, `serve`, `telemetry`, \
+             `audit`, `tool_search`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
              `media`, `screenshot`\n",
             unknown.display()
         )

@@ -581,28 +581,33 @@ async fn python_runs(
     runs
 }
 
+/// Checks that the run called every tool it was listed, and nothing else.
+fn check_every_tool_called(report: &Value, calls: &[Call], context: &str) {
+    let mut names = listed(report);
+    let mut called: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+    names.sort();
+    called.sort();
+    called.dedup();
+    assert_eq!(names, called, "{context}: listed, and called");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_lists_and_calls_every_built_in_tool() {
     for (context, calls, report) in python_runs("built-in tools", Scene::agent_tools, builtin_calls).await {
-        let mut names = listed(&report);
-        let mut called: Vec<String> = calls.into_iter().map(|call| call.name).collect();
-        names.sort();
-        called.sort();
-        assert_eq!(names, called, "{context}: listed, and called");
+        check_every_tool_called(&report, &calls, &context);
     }
 }
 
-/// Every tool of every reference server, as the gateway names it, with its call.
+/// Every tool the gateway serves, with its call: the built-in ones, then those of every
+/// reference server, as the gateway names them.
 fn gateway_calls(scene: &Scene) -> Vec<Call> {
-    reference_servers(scene)
-        .into_iter()
-        .flat_map(|server| {
-            server.calls.into_iter().map(move |call| Call {
-                name: format!("{}_{}", server.name, call.name),
-                ..call
-            })
+    let mounted = reference_servers(scene).into_iter().flat_map(|server| {
+        server.calls.into_iter().map(move |call| Call {
+            name: format!("{}_{}", server.name, call.name),
+            ..call
         })
-        .collect()
+    });
+    builtin_calls(scene).into_iter().chain(mounted).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -629,7 +634,8 @@ async fn the_gateway_serves_the_reference_servers_as_they_serve_themselves() {
             );
         }
     }
-    for (context, _, report) in python_runs("gateway", Scene::gateway, gateway_calls).await {
+    for (context, calls, report) in python_runs("gateway", Scene::gateway, gateway_calls).await {
+        check_every_tool_called(&report, &calls, &context);
         let through: HashMap<String, &Value> = report["tools"]
             .as_array()
             .expect("tools")

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::auth::{self, AuthConfig};
 use super::policy;
+use super::struct_fields::field_names;
 use super::toml_file::{ConfigError, FileKind, TomlFile};
 use crate::Policy;
 use crate::builtin_tools::BuiltinConfig;
@@ -224,25 +225,17 @@ struct CliKeys {
     mount: Vec<MountConfig>,
 }
 
-/// The top-level keys and sections of the CLI's own.
-const CLI_KEYS: [&str; 9] = [
-    "default_timeout",
-    "audit_log",
-    "policy",
-    "auth",
-    "serve",
-    "telemetry",
-    "audit",
-    "tool_search",
-    "mount",
-];
+/// The CLI's sections that are read one by one (`[policy]` and `[auth]` by their own
+/// modules, the rest by [`section`]); its other keys are [`CliKeys`]' fields.
+const CLI_SECTIONS: [&str; 6] = ["policy", "auth", "serve", "telemetry", "audit", "tool_search"];
 
 /// Every top-level key a config file may have: the CLI's, then the built-in tools'.
 fn known_keys() -> &'static [&'static str] {
     static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     KEYS.get_or_init(|| {
-        let mut keys = CLI_KEYS.to_vec();
-        keys.extend_from_slice(super::struct_fields::field_names::<BuiltinConfig>());
+        let mut keys = field_names::<CliKeys>().to_vec();
+        keys.extend_from_slice(&CLI_SECTIONS);
+        keys.extend_from_slice(field_names::<BuiltinConfig>());
         keys
     })
 }
@@ -266,9 +259,9 @@ impl Config {
             return Err(file.invalid(serde::de::Error::unknown_field(unknown, known_keys())));
         }
         let mut own = toml::Table::new();
-        for key in ["default_timeout", "audit_log", "mount"] {
-            if let Some(value) = table.remove(key) {
-                own.insert(key.to_owned(), value);
+        for key in field_names::<CliKeys>() {
+            if let Some(value) = table.remove(*key) {
+                own.insert((*key).to_owned(), value);
             }
         }
         let invalid = |error| file.invalid(error);

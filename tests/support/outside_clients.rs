@@ -3,8 +3,6 @@
 //! official reference servers — installed at pinned versions by `scripts/py-tools`
 //! (into `target/py-tools`) and `scripts/npm-tools` (into `target/npm-tools`).
 
-#![allow(dead_code)] // each test binary uses part of it
-
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;

@@ -154,7 +154,7 @@ impl McpHandler {
         // to one place.
         let instance = instance_id();
         let session_numbers = AtomicU64::new(0);
-        let sessions = Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default()));
+        let sessions: Arc<Sessions> = Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default()));
         let service = StreamableHttpService::new(
             move || {
                 let number = session_numbers.fetch_add(1, Ordering::Relaxed) + 1;
@@ -173,15 +173,7 @@ impl McpHandler {
         }
         #[cfg(feature = "oauth")]
         if let Some(resource) = options.oauth_resource() {
-            use rmcp::transport::streamable_http_server::session::SessionManager as _;
-            let close_session: Arc<crate::oauth::CloseSession> = Arc::new(move |id: String| {
-                let sessions = sessions.clone();
-                Box::pin(async move {
-                    // A session that already ended is fine.
-                    let _ = sessions.close_session(&Arc::from(id)).await;
-                })
-            });
-            let guard = crate::oauth::Guard::new(resource.clone(), registry, close_session);
+            let guard = crate::oauth::Guard::new(resource.clone(), registry, session_closer(sessions));
             router = router
                 .layer(axum::middleware::from_fn(move |request, next| {
                     guard.clone().check(request, next)
@@ -204,6 +196,22 @@ impl McpHandler {
         })
     }
 }
+
+/// What the OAuth guard calls to close a session it can no longer keep the owner of.
+#[cfg(feature = "oauth")]
+fn session_closer(sessions: Arc<Sessions>) -> Arc<crate::oauth::CloseSession> {
+    use rmcp::transport::streamable_http_server::session::SessionManager as _;
+    Arc::new(move |id: String| {
+        let sessions = sessions.clone();
+        Box::pin(async move {
+            // A session that already ended is fine.
+            let _ = sessions.close_session(&Arc::from(id)).await;
+        })
+    })
+}
+
+/// The sessions of streamable HTTP, each sending our requests without progress tokens.
+type Sessions = SessionsWithoutProgressTokens<LocalSessionManager>;
 
 /// Answers a session's `DELETE` with `200 OK` where rmcp answers `202 Accepted`.
 ///

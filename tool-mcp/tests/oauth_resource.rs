@@ -97,6 +97,24 @@ impl Setup {
         request.send().await.unwrap()
     }
 
+    /// The HTTP status of a `tools/list` with `token` on `session`.
+    async fn list_in_session(&self, token: &str, session: &str) -> u16 {
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        self.http
+            .post(self.server.url())
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", session)
+            .bearer_auth(token)
+            .body(list.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
     /// The status and challenge of an `initialize` with `token`.
     async fn refused(&self, token: Option<&str>) -> (u16, String) {
         let response = self.post(token, initialize()).await;
@@ -396,38 +414,8 @@ async fn one_users_token_cannot_continue_anothers_session() {
     let opened = setup.post(Some(&ada), initialize()).await;
     assert_eq!(opened.status().as_u16(), 200);
     let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let as_mallory = setup
-        .http
-        .post(setup.server.url())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-session-id", &session)
-        .bearer_auth(setup.token("mallory", "mcp:read mcp:write"))
-        .body(list.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(as_mallory.status().as_u16(), 404);
-}
-
-/// A `tools/list` on `session` with `token`: its HTTP status.
-async fn list_in_session(setup: &Setup, token: &str, session: &str) -> u16 {
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    setup
-        .http
-        .post(setup.server.url())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", session)
-        .bearer_auth(token)
-        .body(list.to_string())
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+    let mallory = setup.token("mallory", "mcp:read mcp:write");
+    assert_eq!(setup.list_in_session(&mallory, &session).await, 404);
 }
 
 /// The guard keeps the owners of 10,000 sessions. Pushed out of that table, a session
@@ -449,17 +437,17 @@ async fn a_session_is_never_served_without_its_owner() {
     };
     let adas = open(ada.clone()).await;
     assert_eq!(
-        list_in_session(&setup, &ada, &adas).await,
+        setup.list_in_session(&ada, &adas).await,
         200,
         "its owner continues it"
     );
     assert_eq!(
-        list_in_session(&setup, &bob, &adas).await,
+        setup.list_in_session(&bob, &adas).await,
         404,
         "another subject does not"
     );
     assert_eq!(
-        list_in_session(&setup, &bob, "made-up-session").await,
+        setup.list_in_session(&bob, "made-up-session").await,
         404,
         "a session nobody opened here is nobody's"
     );
@@ -471,21 +459,21 @@ async fn a_session_is_never_served_without_its_owner() {
         last = batch.into_iter().next_back().unwrap();
     }
     assert_eq!(
-        list_in_session(&setup, &bob, &adas).await,
+        setup.list_in_session(&bob, &adas).await,
         404,
         "an evicted session is nobody's"
     );
     assert_eq!(
-        list_in_session(&setup, &ada, &adas).await,
+        setup.list_in_session(&ada, &adas).await,
         404,
         "it was closed with its owner"
     );
     assert_eq!(
-        list_in_session(&setup, &bob, &last).await,
+        setup.list_in_session(&bob, &last).await,
         200,
         "recent sessions go on"
     );
-    assert_eq!(list_in_session(&setup, &ada, &last).await, 404);
+    assert_eq!(setup.list_in_session(&ada, &last).await, 404);
 }
 
 fn base64url(value: &Value) -> String {

@@ -65,14 +65,17 @@ pub use output::{
     Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
 };
 pub use policy::glob::{Glob, GlobError};
-pub use policy::{Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, ToolVerdict};
+pub use policy::{
+    Explanation, Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, SeenArgument, ToolVerdict, Verdict,
+    is_dangerous_variable,
+};
 pub use principal::Principal;
 pub use registry::{
     ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
 };
-pub use spec::{ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
+pub use spec::{ArgumentKind, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
 pub use tool::{BoxFuture, Tool};
-pub use tool_search::{TOOL_SEARCH, ToolSearchMode};
+pub use tool_search::{TOOL_SEARCH, ToolSearchMode, ToolVisibility};
 pub use toolset::Toolset;
 pub use trace_context::TraceContext;
 pub use tracer::{CallSpan, CallTracer, SpanStart};

@@ -43,6 +43,14 @@ enum Piece {
 pub struct GlobError;
 
 impl Glob {
+    /// The one text the glob matches, if it has no wildcard.
+    pub(crate) fn literal(&self) -> Option<&str> {
+        match &*self.pieces {
+            [Piece::Literal(text)] => Some(text),
+            _ => None,
+        }
+    }
+
     /// Compiles `source`.
     pub fn new(source: &str) -> Result<Self, GlobError> {
         let mut pieces = Vec::new();

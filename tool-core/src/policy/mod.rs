@@ -20,26 +20,43 @@
 //! and tells the model not to retry it; its audit outcome is
 //! [`Outcome::Denied`](crate::Outcome::Denied).
 //!
-//! What a rule sees is the validated arguments, and each value also rewritten as a
-//! normalized path and cut into shell commands, so `src/../.env` and `git status && rm -rf ~`
-//! cannot slip past a rule (details in `value.rs`). What a policy does not do: it cannot
-//! know what a command will do from its text — a command can reach the same effect in
-//! ways no glob sees. Rules over commands say what is routine; the shell sandbox is what
-//! confines a command.
+//! What a rule sees depends on the argument's [`ArgumentKind`], which the tool declares:
+//! the simple commands of a shell script as a shell parses it (`shell.rs`), the path a
+//! file operation lands on with links followed (`path.rs`), the URL as the fetcher parses
+//! it, the names of environment variables; an argument without a kind is matched as text,
+//! as a normalized path and cut at shell operators (`value.rs`). The table is in
+//! `seen.rs`. Deny and ask rules apply when any form matches; an allow rule only when
+//! what the call will do is all in view and matched, and a value that does not parse is
+//! never allowed by a rule. Environment variables that change what a program runs
+//! ([`is_dangerous_variable`]) are refused unless an allow rule names them exactly, and
+//! variables the model sets must be allowed by name for an allow rule to let the call run.
+//!
+//! [`Policy::explain`] shows what the rules saw and which one decided.
+//!
+//! What a policy does not do: it cannot know what a program does with its arguments —
+//! an allowed `python x.py` runs whatever `x.py` says. Rules over commands say what is
+//! routine; the shell sandbox is what confines a command.
 
+mod explain;
 pub(crate) mod glob;
+mod path;
 mod rule;
+mod seen;
+mod shell;
 mod value;
 
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ToolSpec;
+use crate::{ArgumentKind, ToolSpec};
+pub use explain::{Explanation, SeenArgument, Verdict};
 use rule::Rule;
-use value::ValueForms;
+use seen::Seen;
+pub use shell::is_dangerous_variable;
 
 /// What a policy does with calls no rule decides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -139,6 +156,8 @@ pub struct Policy {
 struct PolicyInner {
     mode: PolicyMode,
     rules: Lists,
+    /// The workspace paths are resolved in (canonical when it exists).
+    workspace: Option<Arc<Path>>,
 }
 
 /// Collects a policy's mode and rules; [`build`](Self::build) checks every rule.
@@ -147,9 +166,19 @@ struct PolicyInner {
 pub struct PolicyBuilder {
     mode: PolicyMode,
     rules: Vec<(RuleList, String)>,
+    workspace: Option<std::path::PathBuf>,
 }
 
 impl PolicyBuilder {
+    /// The directory the tools' workspace paths are relative to, so that rules over an
+    /// argument of kind [`WorkspacePath`](ArgumentKind::WorkspacePath) see where a path
+    /// lands: absolute paths inside it, `..` and links inside it resolved. Without one,
+    /// paths are normalized as text only.
+    pub fn workspace(mut self, root: impl Into<std::path::PathBuf>) -> Self {
+        self.workspace = Some(root.into());
+        self
+    }
+
     /// What happens to calls no rule decides (default [`PolicyMode::Default`]).
     pub fn mode(mut self, mode: PolicyMode) -> Self {
         self.mode = mode;
@@ -179,9 +208,13 @@ impl PolicyBuilder {
 
     /// The policy, or an error naming every rule that does not parse.
     pub fn build(self) -> Result<Policy, PolicyError> {
+        let workspace = self
+            .workspace
+            .map(|root| Arc::from(root.canonicalize().unwrap_or(root)));
         let mut inner = PolicyInner {
             mode: self.mode,
             rules: Lists::default(),
+            workspace,
         };
         let mut problems = Vec::new();
         for (list, source) in self.rules {
@@ -254,6 +287,7 @@ impl Policy {
             wide: Lists::default(),
             arguments: Vec::new(),
             by_mode: self.by_mode(spec),
+            workspace: self.inner.workspace.clone(),
         };
         for list in [RuleList::Deny, RuleList::Ask, RuleList::Allow] {
             for rule in self
@@ -266,6 +300,15 @@ impl Policy {
                 rules.add(list, rule.clone());
             }
         }
+        for (argument, kind) in &spec.argument_kinds {
+            let group = rules.group(argument);
+            group.kind = Some(*kind);
+        }
+        // Arguments no rule names need no look, except variables, which are checked
+        // whatever the rules say.
+        rules.arguments.retain(|group| {
+            group.kind == Some(ArgumentKind::Environment) || !group.rules.is_empty()
+        });
         rules
     }
 
@@ -303,37 +346,98 @@ impl Policy {
 
     /// Decides a call with validated `arguments` by `rules`, which are
     /// [`rules_for`](Self::rules_for) its tool. Each argument a rule names is looked up
-    /// and cut into its forms once, for all three lists.
+    /// and parsed once, for all three lists.
     pub(crate) fn decide(rules: &ToolRules, arguments: &Value) -> Decision {
+        Self::decide_seeing(rules, arguments, |_, _| {}).0
+    }
+
+    /// [`decide`](Self::decide), showing `see` each argument as the rules saw it; also
+    /// whether the mode decided.
+    fn decide_seeing<'v>(
+        rules: &'v ToolRules,
+        arguments: &'v Value,
+        mut see: impl FnMut(&'v ArgumentRules, &Seen<'v>),
+    ) -> (Decision, bool) {
+        let decision = |decision| (decision, false);
         if let Some(rule) = rules.wide.deny.first() {
-            return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+            return decision(Decision::Deny(Reason::rule(RuleList::Deny, rule)));
         }
         let mut ask = rules.wide.ask.first();
         let mut allowed = !rules.wide.allow.is_empty();
+        // Variables the model set that no allow rule names: an allow rule about another
+        // argument does not cover them (a rule on the whole tool does).
+        let mut variables_covered = true;
         for group in &rules.arguments {
             // A rule about an argument the call does not have does not apply.
             let Some(value) = argument(arguments, &group.name) else {
                 continue;
             };
-            let value = ValueForms::of(value);
+            let seen = Seen::of(value, group.kind, rules.workspace.as_deref());
+            see(group, &seen);
             // Deny rules of every argument come before any ask or allow.
-            if let Some(rule) = group.rules.deny.iter().find(|rule| rule.restricts(&value)) {
-                return Decision::Deny(Reason::rule(RuleList::Deny, rule));
+            if let Some(rule) = group.rules.deny.iter().find(|rule| seen.restricted_by(rule)) {
+                return decision(Decision::Deny(Reason::rule(RuleList::Deny, rule)));
+            }
+            if group.kind == Some(ArgumentKind::Environment) {
+                let refused = dangerous_variables(seen.variables(), &group.rules.allow);
+                if !refused.is_empty() {
+                    return decision(Decision::Deny(Reason {
+                        by: DecidedBy::Variables { names: refused },
+                    }));
+                }
             }
             if ask.is_none() {
-                ask = group.rules.ask.iter().find(|rule| rule.restricts(&value));
+                ask = group.rules.ask.iter().find(|rule| seen.restricted_by(rule));
             }
-            if !allowed && ask.is_none() {
-                allowed = group.rules.allow.iter().any(|rule| rule.permits(&value));
+            if group.kind == Some(ArgumentKind::Environment) {
+                variables_covered &= seen.variables().is_empty() || seen.allowed_by(&group.rules.allow);
+            } else if !allowed && ask.is_none() {
+                allowed = seen.allowed_by(&group.rules.allow);
             }
         }
         if let Some(rule) = ask {
-            return Decision::Ask(Reason::rule(RuleList::Ask, rule));
+            return decision(Decision::Ask(Reason::rule(RuleList::Ask, rule)));
         }
-        if allowed {
-            return Decision::Allow;
+        if allowed && (variables_covered || !rules.wide.allow.is_empty()) {
+            return decision(Decision::Allow);
         }
-        rules.by_mode.clone()
+        (rules.by_mode.clone(), true)
+    }
+
+    /// What the policy does with a call of `spec` with validated `arguments`, what its
+    /// rules saw in each argument, and why: for people testing their rules
+    /// (`agent-tools policy check`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{ArgumentKind, Policy, ToolMeta, Verdict};
+    ///
+    /// let exec = ToolMeta::new("exec", "Run a command.")
+    ///     .argument_kind("command", ArgumentKind::ShellCommand)
+    ///     .into_spec(json!({"type": "object"}), None);
+    /// let policy = Policy::builder().allow("exec(command: git status*)").build()?;
+    /// let explained = policy.explain(&exec, &json!({"command": "git status; rm -rf ~"}));
+    /// assert_eq!(explained.verdict(), Verdict::Ask);
+    /// assert!(explained.to_string().contains("command: rm -rf ~"));
+    /// # Ok::<(), tool_core::PolicyError>(())
+    /// ```
+    pub fn explain(&self, spec: &ToolSpec, arguments: &Value) -> Explanation {
+        let mut rules = self.rules_for(spec);
+        // Show every argument with a kind, even those no rule names.
+        for (argument, kind) in &spec.argument_kinds {
+            rules.group(argument).kind = Some(*kind);
+        }
+        let mut seen_arguments = Vec::new();
+        let (decision, by_mode) = Self::decide_seeing(&rules, arguments, |group, seen| {
+            seen_arguments.push(SeenArgument::new(&group.name, group.kind, seen.describe()));
+        });
+        let mode = by_mode.then(|| Reason {
+            by: DecidedBy::Mode {
+                mode: self.mode(),
+                declares_nothing: false,
+            },
+        });
+        Explanation::new(spec.name.clone(), decision, mode, seen_arguments)
     }
 
     fn by_mode(&self, spec: &ToolSpec) -> Decision {
@@ -362,6 +466,20 @@ impl Policy {
             PolicyMode::Default | PolicyMode::AcceptEdits => Decision::Allow,
         }
     }
+}
+
+/// The dangerous variables among `names` that no allow rule in `allow` names exactly.
+fn dangerous_variables(names: &[&str], allow: &[Rule]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|name| is_dangerous_variable(name))
+        .filter(|name| {
+            !allow
+                .iter()
+                .any(|rule| rule.glob().and_then(glob::Glob::literal) == Some(**name))
+        })
+        .map(|name| (*name).to_owned())
+        .collect()
 }
 
 /// The value of the top-level argument `name`. Arguments are a handful of keys, and
@@ -396,11 +514,14 @@ pub(crate) struct ToolRules {
     arguments: Vec<ArgumentRules>,
     /// What the mode does with the tool, from its hints.
     by_mode: Decision,
+    workspace: Option<Arc<Path>>,
 }
 
 #[derive(Debug, Clone)]
 struct ArgumentRules {
     name: Box<str>,
+    /// What the tool declares the argument is; `None` for a plain value.
+    kind: Option<ArgumentKind>,
     rules: Lists,
 }
 
@@ -413,6 +534,10 @@ struct Lists {
 }
 
 impl Lists {
+    fn is_empty(&self) -> bool {
+        self.deny.is_empty() && self.ask.is_empty() && self.allow.is_empty()
+    }
+
     fn get(&self, list: RuleList) -> &[Rule] {
         match list {
             RuleList::Deny => &self.deny,
@@ -436,18 +561,24 @@ impl ToolRules {
             self.wide.get_mut(list).push(rule);
             return;
         };
-        let group = match self.arguments.iter().position(|group| &*group.name == name) {
-            Some(position) => &mut self.arguments[position],
+        let name = name.to_owned();
+        self.group(&name).rules.get_mut(list).push(rule);
+    }
+
+    /// The rules about argument `name`, added empty if there are none yet.
+    fn group(&mut self, name: &str) -> &mut ArgumentRules {
+        let position = match self.arguments.iter().position(|group| &*group.name == name) {
+            Some(position) => position,
             None => {
                 self.arguments.push(ArgumentRules {
                     name: name.into(),
+                    kind: None,
                     rules: Lists::default(),
                 });
-                let last = self.arguments.len() - 1;
-                &mut self.arguments[last]
+                self.arguments.len() - 1
             }
         };
-        group.rules.get_mut(list).push(rule);
+        &mut self.arguments[position]
     }
 }
 
@@ -494,6 +625,8 @@ enum DecidedBy {
         /// The tool states none of MCP's hints, so their defaults decided.
         declares_nothing: bool,
     },
+    /// Environment variables that change what a program runs, which no rule allows.
+    Variables { names: Vec<String> },
 }
 
 impl Reason {
@@ -510,7 +643,7 @@ impl Reason {
     pub fn rule_text(&self) -> Option<(RuleList, &str)> {
         match &self.by {
             DecidedBy::Rule { list, rule } => Some((*list, rule)),
-            DecidedBy::Mode { .. } => None,
+            DecidedBy::Mode { .. } | DecidedBy::Variables { .. } => None,
         }
     }
 
@@ -533,6 +666,18 @@ impl fmt::Display for Reason {
         let mode = match &self.by {
             DecidedBy::Rule { list, rule } => return write!(f, "the {} rule `{rule}`", list.as_str()),
             DecidedBy::Mode { mode, .. } => *mode,
+            DecidedBy::Variables { names } => {
+                let names = names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>();
+                return write!(
+                    f,
+                    "environment variable{} {}, which change{} what a program runs; no rule \
+                     allows {} by name (`TOOL(ARG: NAME)` in `allow`)",
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", "),
+                    if names.len() == 1 { "s" } else { "" },
+                    if names.len() == 1 { "it" } else { "them" },
+                );
+            }
         };
         f.write_str(match mode {
             PolicyMode::Default => {

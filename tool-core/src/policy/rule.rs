@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use super::glob::Glob;
-use super::value::ValueForms;
 
 /// A parsed rule.
 #[derive(Debug, Clone)]
@@ -64,20 +63,9 @@ impl Rule {
         self.argument.as_ref().map(|(name, _)| &**name)
     }
 
-    /// For a `deny` or `ask` rule: whether it applies to a value of its argument (any
-    /// form matches). A rule about the whole tool applies to anything.
-    pub(crate) fn restricts(&self, value: &ValueForms<'_>) -> bool {
-        self.argument
-            .as_ref()
-            .is_none_or(|(_, glob)| value.any(|form| glob.matches(form)))
-    }
-
-    /// For an `allow` rule: whether it applies to a value of its argument (every form
-    /// matches).
-    pub(crate) fn permits(&self, value: &ValueForms<'_>) -> bool {
-        self.argument
-            .as_ref()
-            .is_none_or(|(_, glob)| value.all(|form| glob.matches(form)))
+    /// The glob over the argument's value; `None` for a rule about the whole tool.
+    pub(crate) fn glob(&self) -> Option<&Glob> {
+        self.argument.as_ref().map(|(_, glob)| glob)
     }
 }
 
@@ -108,13 +96,14 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::policy::seen::Seen;
 
     fn restricts(rule: &Rule, value: Value) -> bool {
-        rule.restricts(&ValueForms::of(&value))
+        Seen::of(&value, None, None).restricted_by(rule)
     }
 
     fn permits(rule: &Rule, value: Value) -> bool {
-        rule.permits(&ValueForms::of(&value))
+        Seen::of(&value, None, None).allowed_by(std::slice::from_ref(rule))
     }
 
     #[test]

@@ -171,10 +171,21 @@ fn tool_globs_and_argument_globs_pick_the_calls() {
         !allowed("write_file", json!({})),
         "an argument rule needs its argument"
     );
-    assert!(allowed(
+    // A plain value is cut at `&` whatever its shape, so an allow rule needs every part...
+    assert!(!allowed(
         "web_fetch",
         json!({"url": "https://docs.rs/serde?x=1&y=2"})
     ));
+    // ...while an argument declared a URL is matched as the URL it parses to.
+    let web_fetch = unannotated("web_fetch");
+    let web_fetch = ToolSpec {
+        argument_kinds: vec![("url".to_owned(), ArgumentKind::Url)],
+        ..web_fetch
+    };
+    let url_allowed = |url: &str| kind(&decide(&policy, &web_fetch, json!({ "url": url }))) == "allow";
+    assert!(url_allowed("https://docs.rs/serde?x=1&y=2"));
+    assert!(url_allowed("HTTPS://DOCS.RS/a/../serde"));
+    assert!(!url_allowed("https://docs.rs@evil.test/"));
     assert!(!allowed(
         "web_fetch",
         json!({"url": "https://docs.rs.example.com/"})

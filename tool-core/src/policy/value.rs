@@ -9,8 +9,11 @@
 //!   parentheses (`$(…)`, `<(…)`) and redirections `<` `>` — so `git status && rm -rf ~`
 //!   is also `git status` and `rm -rf ~`.
 //!
-//! A value that is a URL (`scheme://` and no whitespace) is taken as it is: neither cut
-//! nor normalized, since `&` and `;` are ordinary in URLs.
+//! A value shaped like a URL (`scheme://` and no whitespace) is not normalized as a path
+//! (that would collapse its `//`), but it is cut like any other value: a value is a URL
+//! only to the tool that takes it as one, and a tool that runs it as a command would run
+//! what follows a `;`. A tool that takes a URL declares the argument's kind, and rules
+//! over it see the parsed URL instead ([`seen`](super::seen)).
 //!
 //! A `deny` or `ask` rule applies when **any** form matches; an `allow` rule only when
 //! **every** form does. Rewriting a value can therefore only make a call ask or be
@@ -52,7 +55,7 @@ impl<'a> ValueForms<'a> {
             return Self {
                 raw,
                 normalized: None,
-                cut: false,
+                cut,
             };
         }
         let normalized = (slash || raw.starts_with('.'))
@@ -61,18 +64,30 @@ impl<'a> ValueForms<'a> {
         Self { raw, normalized, cut }
     }
 
+    /// Every form, as an explanation lists them.
+    pub(crate) fn list(&self) -> Vec<String> {
+        let mut forms = vec![format!("value: {}", self.raw)];
+        if let Some(normalized) = &self.normalized {
+            forms.push(format!("as a path: {normalized}"));
+        }
+        if self.cut {
+            forms.extend(cut_commands(&self.raw).map(|part| format!("part: {part}")));
+        }
+        forms
+    }
+
     /// Whether a `deny` or `ask` rule's glob applies: any form matches.
     pub(crate) fn any(&self, matches: impl Fn(&str) -> bool) -> bool {
         matches(&self.raw)
             || self.normalized.as_deref().is_some_and(&matches)
-            || (self.cut && commands(&self.raw).any(matches))
+            || (self.cut && cut_commands(&self.raw).any(matches))
     }
 
     /// Whether an `allow` rule's glob applies: every form matches.
     pub(crate) fn all(&self, matches: impl Fn(&str) -> bool) -> bool {
         matches(&self.raw)
             && self.normalized.as_deref().is_none_or(&matches)
-            && (!self.cut || commands(&self.raw).all(matches))
+            && (!self.cut || cut_commands(&self.raw).all(matches))
     }
 }
 
@@ -123,9 +138,9 @@ fn normalized_path(text: &str) -> Option<String> {
     (normalized != text).then_some(normalized)
 }
 
-/// The shell commands in `text`: its parts between separators, trimmed, empty ones left
-/// out.
-fn commands(text: &str) -> impl Iterator<Item = &str> {
+/// The shell commands in `text`, roughly: its parts between separators, trimmed, empty
+/// ones left out. For values no parser reads (plain values, scripts that do not parse).
+pub(super) fn cut_commands(text: &str) -> impl Iterator<Item = &str> {
     text.split(is_command_separator)
         .map(|part| part.trim().trim_matches('$').trim())
         .filter(|part| !part.is_empty())
@@ -171,10 +186,15 @@ mod tests {
     }
 
     #[test]
-    fn urls_are_taken_as_they_are() {
+    fn url_shaped_values_are_not_normalized_but_are_cut() {
         assert_eq!(
             forms(json!("https://x.test/a/../b?c=1&d=2")),
-            ["https://x.test/a/../b?c=1&d=2"]
+            ["https://x.test/a/../b?c=1&d=2", "https://x.test/a/../b?c=1", "d=2"]
+        );
+        // The URL shape must not switch cutting off (it once let `ls*` allow anything).
+        assert_eq!(
+            forms(json!("http://x/;ls")),
+            ["http://x/;ls", "http://x/", "ls"]
         );
         // With whitespace it is no URL: a command that starts with one is still cut.
         assert_eq!(

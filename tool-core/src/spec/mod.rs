@@ -10,6 +10,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod argument_kind;
+
+pub use argument_kind::ArgumentKind;
+
 // The rule lives in tool-rules, which tool-macros shares (its crate docs say why).
 pub use tool_rules::{ToolNameError, validate_tool_name};
 
@@ -74,6 +78,8 @@ pub struct ToolMeta {
     pub edits_files: bool,
     /// The tool's definition is loaded on demand (see [`defer`](Self::defer)).
     pub defer: bool,
+    /// The kinds of its arguments (see [`argument_kind`](Self::argument_kind)).
+    pub argument_kinds: Vec<(Cow<'static, str>, ArgumentKind)>,
 }
 
 impl ToolMeta {
@@ -90,6 +96,7 @@ impl ToolMeta {
             max_concurrency: None,
             edits_files: false,
             defer: false,
+            argument_kinds: Vec::new(),
         }
     }
 
@@ -179,6 +186,24 @@ impl ToolMeta {
         self
     }
 
+    /// Declares that the top-level argument `name` is of `kind`, so that policy rules
+    /// over it are decided on its parsed value (a command's simple commands, a path as
+    /// the workspace resolves it) rather than on its text.
+    ///
+    /// ```
+    /// use tool_core::{ArgumentKind, ToolMeta};
+    ///
+    /// let meta = ToolMeta::new("run", "Run a shell command.")
+    ///     .argument_kind("command", ArgumentKind::ShellCommand);
+    /// assert_eq!(meta.argument_kinds[0].1, ArgumentKind::ShellCommand);
+    /// ```
+    pub fn argument_kind(mut self, name: impl Into<Cow<'static, str>>, kind: ArgumentKind) -> Self {
+        let name = name.into();
+        self.argument_kinds.retain(|(known, _)| *known != name);
+        self.argument_kinds.push((name, kind));
+        self
+    }
+
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
@@ -194,6 +219,11 @@ impl ToolMeta {
             max_concurrency: self.max_concurrency,
             edits_files: self.edits_files,
             defer: self.defer,
+            argument_kinds: self
+                .argument_kinds
+                .into_iter()
+                .map(|(name, kind)| (name.into_owned(), kind))
+                .collect(),
         }
     }
 }
@@ -231,6 +261,8 @@ pub struct ToolSpec {
     pub edits_files: bool,
     /// The tool's definition is loaded on demand ([`ToolMeta::defer`]).
     pub defer: bool,
+    /// The kinds of its arguments ([`ToolMeta::argument_kind`]); empty for a mounted tool.
+    pub argument_kinds: Vec<(String, ArgumentKind)>,
 }
 
 impl ToolSpec {
@@ -243,6 +275,14 @@ impl ToolSpec {
     /// The human-readable title, if any.
     pub fn title(&self) -> Option<&str> {
         self.annotations.title.as_deref()
+    }
+
+    /// The kind of the top-level argument `name`, if the tool declares one.
+    pub fn argument_kind(&self, name: &str) -> Option<ArgumentKind> {
+        self.argument_kinds
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, kind)| *kind)
     }
 
     /// The first sentence of the description, for one-line listings.

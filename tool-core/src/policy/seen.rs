@@ -1,0 +1,149 @@
+//! An argument's value as rules see it, by the argument's [`ArgumentKind`]: parsed once
+//! per call and argument, for every rule about it.
+//!
+//! | kind | deny and ask rules see | allow rules see |
+//! |---|---|---|
+//! | shell command | every simple command anywhere, and the text ([`shell`](super::shell)) | each simple command of a script they can see through |
+//! | workspace path | the path as written, normalized, and where it lands ([`path`](super::path)) | where it lands |
+//! | URL | the URL as written and as the fetcher parses it | the URL as parsed |
+//! | environment | each variable's name | each name (an allow rule on another argument does not cover them) |
+//! | none (plain) | the text, as a path normalized, and cut at shell operators ([`value`](super::value)) | every one of those forms |
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::path::{Landing, resolve};
+use super::rule::Rule;
+use super::shell::Script;
+use super::value::ValueForms;
+use crate::ArgumentKind;
+
+/// One argument's value, as rules see it.
+pub(crate) enum Seen<'a> {
+    Plain(ValueForms<'a>),
+    Command(Script),
+    Path {
+        written: ValueForms<'a>,
+        landing: Landing,
+        root: Option<&'a Path>,
+    },
+    Url {
+        written: &'a str,
+        parsed: Option<String>,
+    },
+    Environment(Vec<&'a str>),
+}
+
+impl<'a> Seen<'a> {
+    /// `value` of an argument of `kind` (none: plain), paths resolved against `root`.
+    pub(crate) fn of(value: &'a Value, kind: Option<ArgumentKind>, root: Option<&'a Path>) -> Self {
+        match (kind, value) {
+            (Some(ArgumentKind::ShellCommand), Value::String(text)) => Seen::Command(Script::parse(text)),
+            (Some(ArgumentKind::WorkspacePath), Value::String(text)) => Seen::Path {
+                written: ValueForms::of(value),
+                landing: resolve(text, root),
+                root,
+            },
+            (Some(ArgumentKind::Url), Value::String(text)) => Seen::Url {
+                written: text,
+                parsed: url::Url::parse(text).ok().map(String::from),
+            },
+            (Some(ArgumentKind::Environment), Value::Object(variables)) => {
+                Seen::Environment(variables.keys().map(String::as_str).collect())
+            }
+            _ => Seen::Plain(ValueForms::of(value)),
+        }
+    }
+
+    /// Whether a deny or ask `rule` applies.
+    pub(crate) fn restricted_by(&self, rule: &Rule) -> bool {
+        let Some(glob) = rule.glob() else {
+            return true;
+        };
+        let matches = |form: &str| glob.matches(form);
+        match self {
+            Seen::Plain(forms) => forms.any(matches),
+            Seen::Command(script) => script.restricted_by(matches),
+            Seen::Path {
+                written,
+                landing,
+                root,
+            } => {
+                written.any(matches)
+                    || match landing {
+                        Landing::Inside(relative) => {
+                            matches(relative)
+                                || root.is_some_and(|root| matches(&root.join(relative).to_string_lossy()))
+                        }
+                        Landing::Outside(absolute) => matches(absolute),
+                        // A path that cannot be resolved could land anywhere.
+                        Landing::Unresolvable => true,
+                    }
+            }
+            Seen::Url { written, parsed } => matches(written) || parsed.as_deref().is_some_and(matches),
+            Seen::Environment(names) => names.iter().any(|name| matches(name)),
+        }
+    }
+
+    /// Whether the allow `rules` (all about this argument) let the call run.
+    pub(crate) fn allowed_by(&self, rules: &[Rule]) -> bool {
+        if rules.is_empty() {
+            return false;
+        }
+        let any_rule = |form: &str| rules.iter().any(|rule| rule.glob().is_none_or(|glob| glob.matches(form)));
+        match self {
+            Seen::Plain(forms) => rules
+                .iter()
+                .any(|rule| rule.glob().is_none_or(|glob| forms.all(|form| glob.matches(form)))),
+            Seen::Command(script) => script.allowed_by(any_rule),
+            Seen::Path { landing, .. } => match landing {
+                Landing::Inside(relative) | Landing::Outside(relative) => any_rule(relative),
+                Landing::Unresolvable => false,
+            },
+            Seen::Url { parsed, .. } => parsed.as_deref().is_some_and(any_rule),
+            Seen::Environment(names) => names.iter().all(|name| any_rule(name)),
+        }
+    }
+
+    /// The names of environment variables, for an argument of that kind.
+    pub(crate) fn variables(&self) -> &[&'a str] {
+        match self {
+            Seen::Environment(names) => names,
+            _ => &[],
+        }
+    }
+
+    /// What rules see, in words, for an explanation.
+    pub(crate) fn describe(&self) -> Vec<Cow<'_, str>> {
+        match self {
+            Seen::Plain(forms) => forms.list().into_iter().map(Cow::Owned).collect(),
+            Seen::Command(script) => {
+                let mut lines: Vec<Cow<'_, str>> = script
+                    .commands()
+                    .iter()
+                    .map(|command| Cow::Owned(format!("command: {command}")))
+                    .collect();
+                if let Some(why) = script.opaque() {
+                    lines.push(Cow::Owned(format!("allow rules do not apply: {why}")));
+                }
+                lines
+            }
+            Seen::Path { landing, .. } => vec![Cow::Owned(match landing {
+                Landing::Inside(relative) if relative.is_empty() => "lands on: the workspace itself".to_owned(),
+                Landing::Inside(relative) => format!("lands on: {relative} (in the workspace)"),
+                Landing::Outside(absolute) => format!("lands on: {absolute} (outside the workspace)"),
+                Landing::Unresolvable => "lands on: unknown (links loop or nest too deeply)".to_owned(),
+            })],
+            Seen::Url { parsed, .. } => vec![Cow::Owned(match parsed {
+                Some(url) => format!("url: {url}"),
+                None => "url: does not parse, so no allow rule applies".to_owned(),
+            })],
+            Seen::Environment(names) => names
+                .iter()
+                .map(|name| Cow::Owned(format!("variable: {name}")))
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Shell commands as a shell will run them, for rules over an argument of kind
+//! [`ArgumentKind::ShellCommand`](crate::ArgumentKind::ShellCommand).
+//!
+//! The value is parsed as a bash script (by `brush-parser`, a bash grammar in pure Rust;
+//! bash is a superset of the `/bin/sh` that `exec` runs by default, so reading the script
+//! as bash sees at least what the shell will run). A rule's glob is then matched against
+//! each **simple command**: its words after quote removal (`'a;b'` is `a;b`, `$'\x72m'`
+//! is `rm`, `a\ b` is `a b`), joined by one space, with assignments (`X=1`) and
+//! redirections (`> out`) set aside, and with an unquoted `$IFS` taken as the blank it
+//! expands to. Tabs and runs of blanks between words are one space.
+//!
+//! **Deny and ask rules** see every simple command anywhere in the script: after
+//! keywords (`if`, `while`, `for`, `case`), in functions, brace groups and subshells,
+//! in command and process substitutions, in `sh -c '…'`/`bash -c '…'` and `eval`
+//! arguments, behind wrappers that run another command (`env`, `command`, `exec`,
+//! `nohup`, `nice`, `timeout`, `xargs`, `sudo`, `find -exec`, …; the command is also
+//! seen without them), with a path-qualified name also seen by its last segment
+//! (`/bin/rm` is `rm` too), and the whole text as written.
+//!
+//! **An allow rule** applies only to a script it can see through: simple commands joined
+//! by `;`, newlines, `&&`, `||` and `|`, **each** matched by an allow rule of the
+//! argument. Anything else makes every allow rule step aside, so the mode decides
+//! (in `default` mode the call asks): a compound command (`if`, loops, `case`, `{ }`,
+//! `( )`, `[[ ]]`, functions), `&`, a command or process substitution, an arithmetic
+//! expansion, a variable or brace expansion in the command name, `eval`, `source`, a
+//! shell's `-c`, a here-document or here-string feeding a shell or interpreter, an
+//! assignment to a variable that changes what a program runs ([`is_dangerous_variable`]),
+//! output redirected anywhere but `/dev/null`, `/dev/stdout`, `/dev/stderr` or a plain
+//! relative path in the workspace outside `.git`, and a script that does not parse.
+//!
+//! What this does not do: it cannot know what a program does with its arguments
+//! (`git -c core.pager=… log`, `python x.py`, `make`); an allow rule on such a program
+//! allows what that program can do. Rules over commands say what is routine; the shell
+//! sandbox confines what a command can reach.
+
+mod walk;
+mod words;
+
+use super::value::cut_commands;
+pub use walk::is_dangerous_variable;
+
+/// Longer scripts are not parsed (they fall to the mode, and deny rules see their text
+/// cut at operators): the parser recurses, and a model's script is rarely this long.
+const MAX_PARSED_LEN: usize = 64 * 1024;
+
+/// Deeper nesting of brackets is not parsed, for the same reason.
+const MAX_NESTING: usize = 64;
+
+/// A shell command value, parsed: what rules over it see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Script {
+    /// Every simple command, in the order they appear, nested ones included.
+    commands: Vec<String>,
+    /// What deny and ask rules see besides `commands`: the text as written, commands
+    /// without their wrappers, by their name's last segment.
+    also: Vec<String>,
+    /// Why no allow rule can see through the script, if one cannot.
+    opaque: Option<String>,
+}
+
+impl Script {
+    /// Parses `text`.
+    pub(crate) fn parse(text: &str) -> Self {
+        if text.len() > MAX_PARSED_LEN || nesting(text) > MAX_NESTING {
+            return Self::unparsed(text, "it is too long or too deeply nested to be read".to_owned());
+        }
+        let mut walk = walk::Walk::default();
+        match walk.script(text) {
+            Ok(()) => {
+                let walk::Walk {
+                    commands,
+                    mut also,
+                    opaque,
+                    ..
+                } = walk;
+                also.push(text.to_owned());
+                Self {
+                    commands,
+                    also,
+                    opaque,
+                }
+            }
+            Err(problem) => Self::unparsed(text, problem),
+        }
+    }
+
+    /// A script the parser could not read: deny rules see its text and the text cut at
+    /// every operator character, and no allow rule applies.
+    fn unparsed(text: &str, problem: String) -> Self {
+        let mut also = vec![text.to_owned()];
+        also.extend(cut_commands(text).map(str::to_owned));
+        Self {
+            commands: Vec::new(),
+            also,
+            opaque: Some(format!("the command does not parse: {problem}")),
+        }
+    }
+
+    /// Whether a deny or ask rule's glob applies: it matches any simple command or the
+    /// text.
+    pub(crate) fn restricted_by(&self, matches: impl Fn(&str) -> bool) -> bool {
+        self.commands.iter().chain(&self.also).any(|form| matches(form))
+    }
+
+    /// Whether allow rules apply: the script can be seen through, has a command, and
+    /// `matches` (any allow rule of the argument) matches each of them.
+    pub(crate) fn allowed_by(&self, matches: impl Fn(&str) -> bool) -> bool {
+        self.opaque.is_none() && !self.commands.is_empty() && self.commands.iter().all(|c| matches(c))
+    }
+
+    /// The simple commands, as rules see them.
+    pub(crate) fn commands(&self) -> &[String] {
+        &self.commands
+    }
+
+    /// Why no allow rule can see through the script.
+    pub(crate) fn opaque(&self) -> Option<&str> {
+        self.opaque.as_deref()
+    }
+}
+
+/// The deepest nesting of `(`, `{` and `[` in `text`, quotes ignored (an upper bound).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for byte in text.bytes() {
+        match byte {
+            b'(' | b'{' | b'[' | b'`' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
-use tool_core::{Principal, ToolSpec};
+use tool_core::{Principal, ToolSpec, ToolVisibility};
 
 /// Reaches, for a principal, the tools its token's scopes grant.
 type Reach = dyn Fn(&Principal, &ToolSpec) -> bool + Send + Sync;
@@ -27,6 +27,13 @@ impl Authorized {
     /// Whether the principal may list and call `tool`.
     pub(crate) fn reaches(&self, tool: &ToolSpec) -> bool {
         (self.reach)(&self.principal, tool)
+    }
+
+    /// What the principal may know of, for the registry: the tools it reaches, as if
+    /// the others were not registered.
+    pub(crate) fn visibility(&self) -> ToolVisibility {
+        let authorized = self.clone();
+        ToolVisibility::new(move |tool: &ToolSpec| authorized.reaches(tool))
     }
 
     /// The authorization of the HTTP request `context` came in, if it had one.

@@ -8,7 +8,9 @@
 //! gets the client as its [`Caller`](tool_core::Caller) ([`ClientCaller`]), so a tool's
 //! log messages, questions and sampling requests reach the client. With deferred tools,
 //! what a session's `tool_search` calls found joins that session's list
-//! ([`LoadedTools`]).
+//! ([`LoadedTools`]). Served with OAuth, each request's principal and the tools its
+//! token reaches ([`Authorized`]) go with the call: the list, the search's results and an
+//! unknown tool's error show only those tools.
 
 use std::sync::Arc;
 
@@ -20,7 +22,9 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tool_core::{Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry, TraceContext};
+use tool_core::{
+    DefinitionOptions, Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry, ToolVisibility, TraceContext,
+};
 
 use crate::authorized::Authorized;
 use crate::client_caller::{ClientCaller, SessionLogLevel};
@@ -137,12 +141,13 @@ impl McpHandler {
     }
 
     /// The call for a `tools/call` request: the request id as call id, the request's
-    /// cancellation, the client as its caller, and progress forwarded when the client
-    /// asked for it.
+    /// cancellation, the client as its caller, the principal and what it may see when
+    /// the request was authorized, and progress forwarded when the client asked for it.
     fn tool_call(
         &self,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
+        visibility: Option<&ToolVisibility>,
     ) -> (ToolCall, Notifier) {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let notifier = Notifier::new(context.peer.clone());
@@ -157,6 +162,11 @@ impl McpHandler {
             .with_caller(Arc::new(caller));
         if let Some(authorized) = Authorized::of(context) {
             call = call.with_principal(authorized.principal.clone());
+        }
+        // The tools its token does not reach are, for this call, not registered: not
+        // found by `tool_search`, not named in an unknown tool's error, not run.
+        if let Some(visibility) = visibility {
+            call = call.with_visibility(visibility.clone());
         }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(notifier.progress_reporter(token));
@@ -181,17 +191,18 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let authorized = Authorized::of(&context);
-        // A token whose scopes do not reach a tool does not see it.
-        let reached = |name: &str| match (authorized, self.registry.get(name)) {
-            (Some(authorized), Some(tool)) => authorized.reaches(tool.spec()),
-            _ => true,
+        // A token whose scopes do not reach a tool does not see it (nor the search, while
+        // it reaches no deferred tool).
+        let visibility = Authorized::of(&context).map(Authorized::visibility);
+        let mut definitions = match &visibility {
+            Some(visibility) => self
+                .registry
+                .definitions_for(DefinitionOptions::new(Dialect::Mcp), visibility),
+            None => self.registry.definitions(Dialect::Mcp),
         };
-        let mut definitions = self.registry.definitions(Dialect::Mcp);
-        definitions.extend(self.loaded.definitions(&self.registry));
+        definitions.extend(self.loaded.definitions(&self.registry, visibility.as_ref()));
         let tools = definitions
             .into_iter()
-            .filter(|definition| reached(definition["name"].as_str().unwrap_or_default()))
             .map(convert::tool_definition)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
@@ -203,23 +214,20 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // The OAuth layer refuses such calls with a 403 already; this covers any request
-        // it could not read.
-        if let Some(authorized) = Authorized::of(&context)
-            && let Some(tool) = self.registry.get(&request.name)
-            && !authorized.reaches(tool.spec())
-        {
-            let message = format!(
-                "your access token's scopes do not reach the tool `{}`",
-                request.name
-            );
-            return Err(McpError::invalid_params(message, None));
-        }
-        let (call, notifier) = self.tool_call(request, &context);
+        // The OAuth layer refuses calls of tools the token does not reach with a 403
+        // naming the scopes that would; for any request it could not read, the call's
+        // visibility makes such a tool an unknown one (`tool_call`).
+        let visibility = Authorized::of(&context).map(Authorized::visibility);
+        let (call, notifier) = self.tool_call(request, &context, visibility.as_ref());
         let result = self.registry.call(call).await;
         notifier.finish().await;
-        // A search that found deferred tools lists them to this session from now on.
-        if !self.stateless && self.loaded.add_found(&self.registry, &result) {
+        // A search that found deferred tools lists them to this session from now on (only
+        // those the caller reaches, as a search finds no other).
+        if !self.stateless
+            && self
+                .loaded
+                .add_found(&self.registry, &result, visibility.as_ref())
+        {
             let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
         }
         // The spec makes an unknown tool a protocol error; everything else the model can

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     Approver, Caller, DefinitionOptions, Extensions, Outcome, PendingCall, Principal, ProgressReporter,
-    ToolOutput, TraceContext,
+    ToolOutput, ToolVisibility, TraceContext,
 };
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
@@ -151,6 +151,19 @@ impl ToolCall {
             .extensions
             .get_or_insert_with(Extensions::new)
             .insert(options);
+        self
+    }
+
+    /// Makes the call on behalf of a caller that may know of only the tools `visibility`
+    /// sees: for this call, the others are as if they were not registered (not found by
+    /// [`tool_search`](crate::TOOL_SEARCH), not named in an unknown tool's error, not
+    /// run). See [`ToolVisibility`]. Kept with the call's
+    /// [extensions](Self::with_extensions).
+    pub fn with_visibility(mut self, visibility: ToolVisibility) -> Self {
+        self.options
+            .extensions
+            .get_or_insert_with(Extensions::new)
+            .insert(visibility);
         self
     }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::ToolRegistry;
 use crate::tool_search;
-use crate::{Definition, DefinitionOptions, Dialect, ToolSearchMode, ToolSpec};
+use crate::{Definition, DefinitionOptions, Dialect, ToolSearchMode, ToolSpec, ToolVisibility};
 
 /// The definitions rendered for one tool; few option sets are ever used, so a list.
 #[derive(Default)]
@@ -41,7 +41,18 @@ impl ToolRegistry {
     /// tools as [`options.tool_search`](DefinitionOptions::tool_search) says, a
     /// provider's own search tool last.
     pub fn definitions_with(&self, options: DefinitionOptions) -> Vec<Value> {
-        self.offered(options)
+        self.offered(options, None)
+            .into_iter()
+            .map(|offered| offered.value())
+            .collect()
+    }
+
+    /// The definitions a caller that may know of only the tools `visibility` sees is
+    /// offered: those of [`definitions_with`](Self::definitions_with) that it sees, and a
+    /// search (the registry's or the provider's) only while it sees a deferred tool. See
+    /// [`ToolVisibility`].
+    pub fn definitions_for(&self, options: DefinitionOptions, visibility: &ToolVisibility) -> Vec<Value> {
+        self.offered(options, Some(visibility))
             .into_iter()
             .map(|offered| offered.value())
             .collect()
@@ -50,16 +61,20 @@ impl ToolRegistry {
     /// The definitions with what each dialect could not express: why a tool is not
     /// strict, what a provider would reject.
     pub fn rendered_definitions(&self, options: DefinitionOptions) -> Vec<Definition> {
-        self.offered(options)
+        self.offered(options, None)
             .into_iter()
             .map(|offered| offered.definition())
             .collect()
     }
 
-    /// What a request offers the model, before cloning into values.
-    fn offered(&self, options: DefinitionOptions) -> Vec<Offered> {
+    /// What a request offers the model (of what `visibility` sees), before cloning into
+    /// values.
+    fn offered(&self, options: DefinitionOptions, visibility: Option<&ToolVisibility>) -> Vec<Offered> {
         let table = self.table();
-        let deferring = table.search.is_some();
+        let seen = visibility.map(|visibility| table.seen_by(visibility));
+        let seen = |position: usize| seen.as_ref().is_none_or(|seen| seen[position]);
+        // The search is seen while a deferred tool is.
+        let deferring = table.search.is_some_and(seen);
         let native = match options.tool_search {
             ToolSearchMode::Native if deferring => tool_search::native_search_tool(options.dialect),
             _ => None,
@@ -75,7 +90,7 @@ impl ToolRegistry {
                 _ if native.is_some() => !is_search,
                 _ => !deferred,
             };
-            if shown {
+            if shown && seen(position) {
                 offered.push(Offered::Tool {
                     definition: entry.definitions.get(key, entry.tool.spec()),
                     defer_loading: deferred && native.is_some(),

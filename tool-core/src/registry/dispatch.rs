@@ -21,7 +21,7 @@ use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::{CallCancellation, CallParts};
 use crate::suggest;
 use crate::validation::InvalidArguments;
-use crate::{Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput};
+use crate::{Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput, ToolVisibility};
 use serde_json::Value;
 
 /// At most this many names are listed after "unknown tool".
@@ -140,9 +140,12 @@ impl ToolRegistry {
         options: CallOptions,
         recorder: &mut AuditRecorder<'_>,
     ) -> Finished {
-        let Some((entry, rules)) = self.lookup(name) else {
+        // A tool the call may not know of is, for it, not registered (`visible.rs`).
+        let visibility = self.visibility_of(&options);
+        let Some((entry, rules)) = self.lookup_seen(name, visibility) else {
             recorder.raw_arguments(&arguments);
-            return Finished::failure(Outcome::UnknownTool, self.unknown_tool_message(name));
+            let message = self.unknown_tool_message(name, visibility);
+            return Finished::failure(Outcome::UnknownTool, message);
         };
         let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
             Ok(parsed) => parsed,
@@ -335,9 +338,9 @@ impl ToolRegistry {
         })
     }
 
-    fn unknown_tool_message(&self, name: &str) -> String {
-        let table = self.table();
-        let names = table.entries.iter().map(|entry: &Entry| &*entry.name);
+    fn unknown_tool_message(&self, name: &str, visibility: Option<&ToolVisibility>) -> String {
+        let seen = self.seen_names(visibility);
+        let names = seen.iter().map(|name| &**name);
         let similar = suggest::similar_names(name, names.clone());
         let mut message = format!("unknown tool `{name}`.");
         if let Some((best, others)) = similar.split_first() {
@@ -352,7 +355,7 @@ impl ToolRegistry {
             message.push_str(" No tools are available.");
         } else {
             message.push_str(&format!(" Available tools: {}", available.join(", ")));
-            let more = table.entries.len().saturating_sub(LISTED_NAMES);
+            let more = seen.len().saturating_sub(LISTED_NAMES);
             if more > 0 {
                 message.push_str(&format!(" and {more} more"));
             }

@@ -17,6 +17,7 @@ mod limits;
 mod output_limit;
 mod recorder;
 mod resume;
+mod visible;
 
 use std::collections::HashMap;
 use std::fmt;

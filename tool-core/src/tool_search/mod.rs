@@ -15,17 +15,24 @@
 //! the next turn by the agent loop. Calls to deferred tools run like any other, loaded
 //! or not: deferral changes what a model is shown, never what the registry lets run
 //! (that is the [policy](crate::Policy)'s job).
+//!
+//! A server answering several callers that may each know of different tools sets a
+//! [`ToolVisibility`] on each call: the search, and every other path of the registry
+//! that reveals tools, then answer as if the others did not exist.
 
+mod catalog;
 mod deferral;
 mod index;
 mod tokens;
 mod tool;
+mod visibility;
 
 use serde_json::{Value, json};
 
 pub(crate) use deferral::Deferral;
 pub use tool::TOOL_SEARCH;
 pub(crate) use tool::{is_registry_search, search_entry};
+pub use visibility::ToolVisibility;
 
 use crate::Dialect;
 

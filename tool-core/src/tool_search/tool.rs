@@ -5,15 +5,17 @@
 //! its first sentence and arguments. The structured output holds the tools' full
 //! definitions in the caller's format (see [`ToolCall::with_definition_options`];
 //! MCP's by default), for an agent loop to add to the next request, as
-//! `OpenAiCompatibleRunner` in `builtin-tools` does.
+//! `OpenAiCompatibleRunner` in `builtin-tools` does. A call made with a
+//! [`ToolVisibility`] searches only the tools it sees (see [`catalog`](super::catalog)).
 //!
 //! [`ToolCall::with_definition_options`]: crate::ToolCall::with_definition_options
 
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock};
 
 use serde_json::{Value, json};
 
-use super::index::SearchIndex;
+use super::ToolVisibility;
+use super::catalog::Catalog;
 use crate::registry::Entry;
 use crate::tool::BoxFuture;
 use crate::validation::ArgValidator;
@@ -32,6 +34,8 @@ use crate::{DefinitionOptions, Dialect, Tool, ToolContext, ToolError, ToolMeta, 
 /// `{"tools": [...]}` holds their definitions in the caller's format
 /// ([`ToolCall::with_definition_options`](crate::ToolCall::with_definition_options)),
 /// which [`ToolResult::found_definitions`](crate::ToolResult::found_definitions) returns.
+/// A call made [with a visibility](crate::ToolCall::with_visibility) searches only the
+/// deferred tools it sees, and is answered as if no other tool were deferred.
 pub const TOOL_SEARCH: &str = "tool_search";
 /// Tools a search lists unless the call asks for another number.
 const DEFAULT_LIMIT: u64 = 5;
@@ -89,35 +93,9 @@ pub(crate) fn is_registry_search(spec: &ToolSpec) -> bool {
 /// The registry's search tool over `deferred`, as a table entry.
 pub(crate) fn search_entry(deferred: Vec<Arc<dyn Tool>>) -> Entry {
     let tool = ToolSearch {
-        catalog: Arc::new(Catalog {
-            tools: deferred,
-            index: OnceLock::new(),
-        }),
+        catalog: Arc::new(Catalog::new(deferred)),
     };
     Entry::from_parts(Arc::new(tool), VALIDATOR.clone())
-}
-
-/// The deferred tools of one registry table, indexed at the first search.
-struct Catalog {
-    tools: Vec<Arc<dyn Tool>>,
-    index: OnceLock<SearchIndex>,
-}
-
-impl Catalog {
-    fn index(&self) -> &SearchIndex {
-        self.index.get_or_init(|| {
-            let specs: Vec<&ToolSpec> = self.tools.iter().map(|tool| tool.spec()).collect();
-            SearchIndex::new(&specs)
-        })
-    }
-
-    fn search(&self, query: &str, limit: usize) -> Vec<&Arc<dyn Tool>> {
-        self.index()
-            .search(query, limit)
-            .into_iter()
-            .map(|position| &self.tools[position])
-            .collect()
-    }
 }
 
 struct ToolSearch {
@@ -140,26 +118,18 @@ impl Tool for ToolSearch {
             .extension::<DefinitionOptions>()
             .copied()
             .unwrap_or_else(|| DefinitionOptions::new(Dialect::Mcp));
+        // Only what the caller may know of is searched (see `ToolVisibility`).
+        let visibility = ctx.extension::<ToolVisibility>().cloned();
         Box::pin(async move {
-            // Indexing a large tool set takes milliseconds (about 20 for 1,000 tools), too
-            // long to hold a runtime worker; a search in a built index takes microseconds.
-            if self.catalog.index.get().is_none() {
-                let catalog = self.catalog.clone();
-                let _ = tokio::task::spawn_blocking(move || {
-                    catalog.index();
-                })
-                .await;
-            }
-            let found = self
-                .catalog
-                .search(&query, usize::try_from(limit).unwrap_or(usize::MAX));
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let found = self.catalog.search(visibility.as_ref(), &query, limit).await;
             Ok(answer(&query, &found, options))
         })
     }
 }
 
 /// The lines the model reads, and the definitions for the caller to load.
-fn answer(query: &str, found: &[&Arc<dyn Tool>], options: DefinitionOptions) -> ToolOutput {
+fn answer(query: &str, found: &[Arc<dyn Tool>], options: DefinitionOptions) -> ToolOutput {
     if found.is_empty() {
         return ToolOutput::text(format!(
             "No tool matches `{query}`. Try other words for what the tool would do."
@@ -203,6 +173,80 @@ fn line(spec: &ToolSpec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{DynamicTool, ToolCall, ToolRegistry, ToolResult};
+
+    /// A registry deferring every one of `tools` (name, description).
+    fn deferring(tools: &[(&str, &str)]) -> ToolRegistry {
+        let registry = ToolRegistry::builder().defer_all().build();
+        for &(name, description) in tools {
+            let tool = DynamicTool::new(
+                name,
+                description,
+                json!({"type": "object"}),
+                |_args: Value, _ctx: ToolContext| async move { Ok::<_, ToolError>("") },
+            );
+            registry.register(tool).unwrap();
+        }
+        registry
+    }
+
+    async fn search(registry: &ToolRegistry, visibility: Option<&ToolVisibility>, query: &str) -> ToolResult {
+        let mut call = ToolCall::new("s", TOOL_SEARCH, json!({"query": query, "limit": MAX_LIMIT}));
+        if let Some(visibility) = visibility {
+            call = call.with_visibility(visibility.clone());
+        }
+        let result = registry.call(call).await;
+        assert!(!result.is_error(), "{result:?}");
+        result
+    }
+
+    fn found(result: &ToolResult) -> Vec<&str> {
+        result
+            .found_definitions()
+            .iter()
+            .filter_map(|definition| definition["name"].as_str())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_caller_is_answered_as_if_the_tools_it_does_not_see_did_not_exist() {
+        let visible = [
+            ("fetch_page", "Fetch a page."),
+            ("fetch_image", "Fetch an image."),
+        ];
+        let hidden = [
+            ("secret_page_dump", "Dump every page, page by page."),
+            ("secret_page_wipe", "Wipe a page."),
+        ];
+        let everything = deferring(&[visible.as_slice(), hidden.as_slice()].concat());
+        let seen_alone = deferring(&visible);
+        let no_secrets = ToolVisibility::new(|spec: &ToolSpec| !spec.name.starts_with("secret_"));
+
+        for query in ["page image", "secret page", "secret_page_dump", "fetch", "wipe"] {
+            let seen = search(&everything, Some(&no_secrets), query).await;
+            let alone = search(&seen_alone, None, query).await;
+            assert_eq!(
+                (seen.text(), &seen.output.structured),
+                (alone.text(), &alone.output.structured),
+                "{query}"
+            );
+            assert!(!seen.text().contains("secret"), "{query}: {}", seen.text());
+        }
+        // The hidden tools are there for a caller without a visibility: the search finds
+        // them, and their words (`page` in three tools) would weigh `page` below `image`.
+        let unfiltered = search(&everything, None, "page image").await;
+        assert!(found(&unfiltered).contains(&"secret_page_dump"));
+        let fetched: Vec<&str> = found(&unfiltered)
+            .into_iter()
+            .filter(|name| name.starts_with("fetch_"))
+            .collect();
+        assert_eq!(fetched, ["fetch_image", "fetch_page"]);
+        assert_eq!(
+            found(&search(&everything, Some(&no_secrets), "page image").await),
+            ["fetch_page", "fetch_image"],
+            "ranked without the hidden tools' words"
+        );
+    }
 
     #[test]
     fn the_search_tools_schema_compiles() {

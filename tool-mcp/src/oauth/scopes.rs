@@ -11,7 +11,9 @@ use tool_core::{Glob, GlobError, Principal, ToolSpec};
 /// any of its scopes has a rule that grants it: the tool is listed to it, and its calls
 /// run (subject to the registry's policy as usual). A call of a tool the token does not
 /// reach is refused with `403 insufficient_scope`, naming the scopes that would reach it,
-/// so that a client can ask its user for them. An empty map restricts nothing: every
+/// so that a client can ask its user for them. Nothing else shows such a tool to the
+/// token: the registry's `tool_search` neither finds nor loads it, and an unknown tool's
+/// error does not suggest it (see [`ToolVisibility`](tool_core::ToolVisibility)). An empty map restricts nothing: every
 /// valid token reaches every tool.
 ///
 /// ```

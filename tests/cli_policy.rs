@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 mod mcp_text;
 use mcp_text::text;
 
+#[path = "cli_policy/attacks.rs"]
+mod attacks;
+
 /// The README's policy for a coding agent, and `touch` allowed for these tests.
 const CODING_POLICY: &str = r#"
 [policy]

@@ -71,6 +71,24 @@ pub(super) struct GlobalArgs {
     pub tool_search: bool,
 }
 
+/// `policy …`: tools for writing a policy.
+#[derive(Debug, Subcommand)]
+pub(super) enum PolicyCommand {
+    /// Print the verdict on one call, what the rules saw in its arguments (the parsed
+    /// commands, the resolved paths) and the rule or mode that decided. The call is not
+    /// made.
+    #[command(
+        after_help = "Examples:\n  agent-tools --policy policy.toml policy check exec '{\"command\": \"git status && rm -rf ~\"}'\n  agent-tools --policy policy.toml policy check write_file '{\"path\": \"src/../.env\", \"content\": \"\"}'\n\nThe policy file's [[policy.example]] calls are checked first, as they are whenever the\nfile is loaded: a failing example stops every command with exit status 2."
+    )]
+    Check {
+        /// The tool's name.
+        tool: String,
+        /// The arguments as a JSON object (default `{}`).
+        #[arg(value_name = "ARGS_JSON", default_value = "{}")]
+        arguments: String,
+    },
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(super) enum Command {
@@ -114,6 +132,9 @@ pub(super) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Test a policy: what it does with a call, and why.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
     #[command(
         after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n  DOCS_TOKEN=… agent-tools serve --mount docs=http://10.0.0.7:9000/mcp --mount-token-env docs=DOCS_TOKEN\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."

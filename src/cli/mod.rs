@@ -52,7 +52,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken};
+use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken, PolicyCommand};
 pub use auth::{AuthConfig, ScopeConfig};
 pub use config::{AuditConfig, Config, MountConfig, ServeConfig, TelemetryConfig, ToolSearchConfig};
 use mounts::Announce;
@@ -266,7 +266,10 @@ where
     let global = &cli.global;
     let servers = mounts::MountSpec::all(&global.mounts, &global.mount_tokens, &settings.config.mounts)?;
     let mounted = mounts::mount_all(&registry, servers, announce, io).await?;
-    let status = run_command(&cli.command, registry, &settings, mounted.skipped(), io).await;
+    let status = match policy::check_examples(settings.policy.as_ref(), &registry) {
+        Ok(()) => run_command(&cli.command, registry, &settings, mounted.skipped(), io).await,
+        Err(failures) => Err(CliError(failures)),
+    };
     // Whatever the command's outcome: a child server must not outlive us.
     mounted.unmount().await;
     observers.finish(io).await;
@@ -302,6 +305,11 @@ async fn run_command(
             } else {
                 EXIT_OK
             })
+        }
+        Command::Policy(PolicyCommand::Check { tool, arguments }) => {
+            let explained = policy::check(policy, &registry, tool, arguments).map_err(CliError)?;
+            write!(io.stdout, "{explained}").map_err(CliError::output)?;
+            Ok(EXIT_OK)
         }
         Command::Call {
             name,
@@ -357,6 +365,8 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         Some(path) => Some(policy::load(path).map_err(|error| CliError(error.to_string()))?),
         None => config.policy.clone(),
     };
+    // Rules over paths see them as the file tools resolve them, in this workspace.
+    let policy = policy.map(|policy| policy.with_workspace(workspace.root()));
     let tool_search = global.tool_search || config.tool_search.enabled;
     Ok(Settings {
         workspace,

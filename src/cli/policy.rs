@@ -7,13 +7,19 @@
 //! deny = ["exec(command: rm -rf*)"]
 //! ask = ["web_fetch"]
 //! allow = ["exec(command: git status*)", "write_file(path: src/**)"]
+//!
+//! # Calls and the verdict they must get, checked whenever the file is loaded:
+//! [[policy.example]]
+//! tool = "exec"
+//! arguments = { command = "git status && rm -rf ~" }
+//! expect = "deny"
 //! ```
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::{Policy, PolicyMode, RuleList};
+use crate::{Policy, PolicyBuilder, PolicyExample, PolicyMode, RuleList, ToolRegistry};
 
 use super::toml_file::{ConfigError, FileKind, TomlFile};
 
@@ -29,6 +35,9 @@ struct PolicySection {
     ask: Vec<String>,
     #[serde(default)]
     allow: Vec<String>,
+    /// `[[policy.example]]`: calls and the verdicts they must get.
+    #[serde(default)]
+    example: Vec<PolicyExample>,
 }
 
 /// A policy file: `[policy]` and nothing else.
@@ -71,5 +80,38 @@ fn build(file: &TomlFile<'_>, section: PolicySection) -> Result<Policy, ConfigEr
         .fold(Policy::builder().mode(section.mode), |builder, (list, rule)| {
             builder.rule(list, rule)
         });
+    let builder = section.example.into_iter().fold(builder, PolicyBuilder::example);
     builder.build().map_err(|error| file.bad_rules(error))
+}
+
+/// Checks the policy's `[[policy.example]]` calls against the tools in `registry`; the
+/// error lists every example whose verdict is not the expected one.
+pub(super) fn check_examples(policy: Option<&Policy>, registry: &ToolRegistry) -> Result<(), String> {
+    let Some(policy) = policy else {
+        return Ok(());
+    };
+    let failures = policy.failing_examples(|name| registry.get(name).map(|tool| tool.spec().clone()));
+    if failures.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the policy's examples do not hold:\n{}",
+        failures.join("\n")
+    ))
+}
+
+/// `policy check TOOL ARGS`: what the policy does with the call, and why.
+pub(super) fn check(
+    policy: Option<&Policy>,
+    registry: &ToolRegistry,
+    tool: &str,
+    arguments: &str,
+) -> Result<String, String> {
+    let policy = policy.ok_or("`policy check` needs a policy: --policy FILE, or [policy] in --config")?;
+    let Some(found) = registry.get(tool) else {
+        return Err(format!("there is no tool `{tool}`"));
+    };
+    let arguments: serde_json::Value =
+        serde_json::from_str(arguments).map_err(|error| format!("the arguments are not JSON: {error}"))?;
+    Ok(policy.explain(found.spec(), &arguments).to_string())
 }

@@ -66,8 +66,8 @@ pub use output::{
 };
 pub use policy::glob::{Glob, GlobError};
 pub use policy::{
-    Explanation, Policy, PolicyBuilder, PolicyError, PolicyMode, Reason, RuleList, SeenArgument, ToolVerdict, Verdict,
-    is_dangerous_variable,
+    Explanation, Policy, PolicyBuilder, PolicyError, PolicyExample, PolicyMode, Reason, RuleList,
+    SeenArgument, ToolVerdict, Verdict, is_dangerous_variable,
 };
 pub use principal::Principal;
 pub use registry::{

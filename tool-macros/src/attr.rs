@@ -31,7 +31,17 @@ const KNOWN: &[&str] = &[
     "max_concurrency",
     "preview",
     "enabled",
+    "kinds",
     "crate",
+];
+
+/// The argument kinds `kinds(ARG = KIND, …)` accepts, with the `ArgumentKind` variant
+/// each names.
+const KINDS: &[(&str, &str)] = &[
+    ("command", "ShellCommand"),
+    ("path", "WorkspacePath"),
+    ("url", "Url"),
+    ("env", "Environment"),
 ];
 
 /// The parsed arguments of one `#[tool(...)]`.
@@ -54,6 +64,9 @@ pub(crate) struct ToolAttrs {
     /// The function that previews a call for an approver (`preview = path`).
     pub(crate) preview: Option<syn::Path>,
     pub(crate) enabled: Option<(Expr, Span)>,
+    /// `kinds(command = command, cwd = path)`: each argument's name and the
+    /// `ArgumentKind` variant.
+    pub(crate) kinds: Vec<(String, &'static str)>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -125,6 +138,7 @@ impl ToolAttrs {
                 self.enabled = Some((pair.value, span));
             }
             "preview" => self.preview = Some(preview_value(&meta)?),
+            "kinds" => self.kinds = kinds_value(&meta)?,
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }
@@ -256,6 +270,48 @@ fn preview_value(meta: &Meta) -> syn::Result<syn::Path> {
         Expr::Path(path) if path.qself.is_none() => Ok(path.path.clone()),
         _ => Err(invalid()),
     }
+}
+
+/// `kinds(ARG = KIND, …)`, each KIND one of [`KINDS`]; every bad pair is reported.
+fn kinds_value(meta: &Meta) -> syn::Result<Vec<(String, &'static str)>> {
+    let expected = KINDS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
+    let Meta::List(list) = meta else {
+        return Err(syn::Error::new(
+            meta.span(),
+            format!(
+                "`kinds` lists arguments and their kinds: `kinds(command = command, cwd = path)` (kinds: {expected})"
+            ),
+        ));
+    };
+    let pairs = list.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated)?;
+    let mut kinds = Vec::new();
+    let mut errors = Errors::default();
+    for pair in pairs {
+        let argument = path_name(&Meta::NameValue(pair.clone()));
+        let kind = match &pair.value {
+            Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+            _ => None,
+        };
+        let known = kind
+            .as_deref()
+            .and_then(|kind| KINDS.iter().find(|(name, _)| *name == kind));
+        match known {
+            Some((_, variant)) => kinds.push((argument, *variant)),
+            None => {
+                let written = kind.unwrap_or_default();
+                let names: Vec<&str> = KINDS.iter().map(|(name, _)| *name).collect();
+                let hint = name::closest(&written, &names)
+                    .map(|suggestion| format!("did you mean `{suggestion}`? "))
+                    .unwrap_or_default();
+                errors.push(syn::Error::new(
+                    pair.value.span(),
+                    format!("`{written}` is not an argument kind; {hint}(expected one of: {expected})"),
+                ));
+            }
+        }
+    }
+    errors.finish()?;
+    Ok(kinds)
 }
 
 /// `crate = path` or `crate = "path"`.

@@ -124,6 +124,10 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(#count)));
         }
     }
+    for (argument, variant) in &attrs.kinds {
+        let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
+        calls.push(quote!(.argument_kind(#argument, #krate::ArgumentKind::#variant)));
+    }
     quote!(#krate::ToolMeta::new(#name, #description) #(#calls)*)
 }
 

@@ -156,6 +156,7 @@ pub struct Policy {
 struct PolicyInner {
     mode: PolicyMode,
     rules: Lists,
+    examples: Vec<PolicyExample>,
     /// The workspace paths are resolved in (canonical when it exists).
     workspace: Option<Arc<Path>>,
 }
@@ -167,6 +168,38 @@ pub struct PolicyBuilder {
     mode: PolicyMode,
     rules: Vec<(RuleList, String)>,
     workspace: Option<std::path::PathBuf>,
+    examples: Vec<PolicyExample>,
+}
+
+/// A call and the verdict a policy's author expects for it (`[[policy.example]]`),
+/// checked by [`Policy::failing_examples`] — as Codex checks a rule's `match` cases — so
+/// that a rule that does not say what its author meant is found when the file loads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PolicyExample {
+    /// The tool called.
+    pub tool: String,
+    /// Its arguments (default: none).
+    #[serde(default = "no_arguments")]
+    pub arguments: Value,
+    /// The verdict expected.
+    pub expect: Verdict,
+}
+
+impl PolicyExample {
+    /// A call of `tool` with `arguments`, expected to get `expect`.
+    pub fn new(tool: impl Into<String>, arguments: Value, expect: Verdict) -> Self {
+        Self {
+            tool: tool.into(),
+            arguments,
+            expect,
+        }
+    }
+}
+
+fn no_arguments() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 impl PolicyBuilder {
@@ -182,6 +215,12 @@ impl PolicyBuilder {
     /// What happens to calls no rule decides (default [`PolicyMode::Default`]).
     pub fn mode(mut self, mode: PolicyMode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Adds an example call and its expected verdict ([`Policy::failing_examples`]).
+    pub fn example(mut self, example: PolicyExample) -> Self {
+        self.examples.push(example);
         self
     }
 
@@ -214,6 +253,7 @@ impl PolicyBuilder {
         let mut inner = PolicyInner {
             mode: self.mode,
             rules: Lists::default(),
+            examples: self.examples,
             workspace,
         };
         let mut problems = Vec::new();
@@ -274,6 +314,22 @@ impl Policy {
         PolicyBuilder::default()
     }
 
+    /// The same rules, with paths resolved against `root` (see
+    /// [`PolicyBuilder::workspace`]): for a policy read from a file before the workspace
+    /// was known.
+    #[must_use]
+    pub fn with_workspace(&self, root: impl Into<std::path::PathBuf>) -> Policy {
+        let root: std::path::PathBuf = root.into();
+        Policy {
+            inner: Arc::new(PolicyInner {
+                mode: self.inner.mode,
+                rules: self.inner.rules.clone(),
+                examples: self.inner.examples.clone(),
+                workspace: Some(Arc::from(root.canonicalize().unwrap_or(root))),
+            }),
+        }
+    }
+
     /// The mode.
     pub fn mode(&self) -> PolicyMode {
         self.inner.mode
@@ -306,9 +362,9 @@ impl Policy {
         }
         // Arguments no rule names need no look, except variables, which are checked
         // whatever the rules say.
-        rules.arguments.retain(|group| {
-            group.kind == Some(ArgumentKind::Environment) || !group.rules.is_empty()
-        });
+        rules
+            .arguments
+            .retain(|group| group.kind == Some(ArgumentKind::Environment) || !group.rules.is_empty());
         rules
     }
 
@@ -402,6 +458,30 @@ impl Policy {
             return decision(Decision::Allow);
         }
         (rules.by_mode.clone(), true)
+    }
+
+    /// The examples ([`PolicyBuilder::example`]) whose verdict is not the one expected,
+    /// each as a message with the explanation; `spec_of` finds a tool by name (an
+    /// example naming no tool fails too).
+    pub fn failing_examples(&self, spec_of: impl Fn(&str) -> Option<ToolSpec>) -> Vec<String> {
+        let mut failures = Vec::new();
+        for example in &self.inner.examples {
+            let Some(spec) = spec_of(&example.tool) else {
+                failures.push(format!(
+                    "the example calls `{}`, which is not a tool here",
+                    example.tool
+                ));
+                continue;
+            };
+            let explained = self.explain(&spec, &example.arguments);
+            if explained.verdict() != example.expect {
+                failures.push(format!(
+                    "the example `{} {}` expects {} but gets {explained}",
+                    example.tool, example.arguments, example.expect,
+                ));
+            }
+        }
+        failures
     }
 
     /// What the policy does with a call of `spec` with validated `arguments`, what its
@@ -626,7 +706,9 @@ enum DecidedBy {
         declares_nothing: bool,
     },
     /// Environment variables that change what a program runs, which no rule allows.
-    Variables { names: Vec<String> },
+    Variables {
+        names: Vec<String>,
+    },
 }
 
 impl Reason {

@@ -170,7 +170,10 @@ mod tests {
         assert_eq!(at("allowed/link"), inside(".env"));
         assert_eq!(at("abs/lib.rs"), inside("src/lib.rs"));
         assert_eq!(at("etc/passwd"), Landing::Outside("/etc/passwd".to_owned()));
-        assert_eq!(at("../x"), Landing::Outside(format!("{}/x", root.parent().unwrap().display())));
+        assert_eq!(
+            at("../x"),
+            Landing::Outside(format!("{}/x", root.parent().unwrap().display()))
+        );
         assert_eq!(at("/etc/./passwd"), Landing::Outside("/etc/passwd".to_owned()));
         assert_eq!(at("loop"), Landing::Unresolvable);
     }

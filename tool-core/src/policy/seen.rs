@@ -53,6 +53,13 @@ impl<'a> Seen<'a> {
             (Some(ArgumentKind::Environment), Value::Object(variables)) => {
                 Seen::Environment(variables.keys().map(String::as_str).collect())
             }
+            // `[{"name": "A", "value": "1"}, …]`, as `exec` takes them.
+            (Some(ArgumentKind::Environment), Value::Array(items)) => Seen::Environment(
+                items
+                    .iter()
+                    .map(|item| item.get("name").and_then(Value::as_str).unwrap_or(""))
+                    .collect(),
+            ),
             _ => Seen::Plain(ValueForms::of(value)),
         }
     }
@@ -92,11 +99,16 @@ impl<'a> Seen<'a> {
         if rules.is_empty() {
             return false;
         }
-        let any_rule = |form: &str| rules.iter().any(|rule| rule.glob().is_none_or(|glob| glob.matches(form)));
-        match self {
-            Seen::Plain(forms) => rules
+        let any_rule = |form: &str| {
+            rules
                 .iter()
-                .any(|rule| rule.glob().is_none_or(|glob| forms.all(|form| glob.matches(form)))),
+                .any(|rule| rule.glob().is_none_or(|glob| glob.matches(form)))
+        };
+        match self {
+            Seen::Plain(forms) => rules.iter().any(|rule| {
+                rule.glob()
+                    .is_none_or(|glob| forms.all(|form| glob.matches(form)))
+            }),
             Seen::Command(script) => script.allowed_by(any_rule),
             Seen::Path { landing, .. } => match landing {
                 Landing::Inside(relative) | Landing::Outside(relative) => any_rule(relative),
@@ -131,7 +143,9 @@ impl<'a> Seen<'a> {
                 lines
             }
             Seen::Path { landing, .. } => vec![Cow::Owned(match landing {
-                Landing::Inside(relative) if relative.is_empty() => "lands on: the workspace itself".to_owned(),
+                Landing::Inside(relative) if relative.is_empty() => {
+                    "lands on: the workspace itself".to_owned()
+                }
                 Landing::Inside(relative) => format!("lands on: {relative} (in the workspace)"),
                 Landing::Outside(absolute) => format!("lands on: {absolute} (outside the workspace)"),
                 Landing::Unresolvable => "lands on: unknown (links loop or nest too deeply)".to_owned(),

@@ -189,13 +189,14 @@ mod tests {
     fn url_shaped_values_are_not_normalized_but_are_cut() {
         assert_eq!(
             forms(json!("https://x.test/a/../b?c=1&d=2")),
-            ["https://x.test/a/../b?c=1&d=2", "https://x.test/a/../b?c=1", "d=2"]
+            [
+                "https://x.test/a/../b?c=1&d=2",
+                "https://x.test/a/../b?c=1",
+                "d=2"
+            ]
         );
         // The URL shape must not switch cutting off (it once let `ls*` allow anything).
-        assert_eq!(
-            forms(json!("http://x/;ls")),
-            ["http://x/;ls", "http://x/", "ls"]
-        );
+        assert_eq!(forms(json!("http://x/;ls")), ["http://x/;ls", "http://x/", "ls"]);
         // With whitespace it is no URL: a command that starts with one is still cut.
         assert_eq!(
             forms(json!("https://x.test/ && rm -rf ~")),

@@ -20,8 +20,8 @@ pub enum ArgumentKind {
     WorkspacePath,
     /// A URL the tool fetches (`web_fetch`'s `url`).
     Url,
-    /// Environment variables the tool sets for a program: an object of names to values
-    /// (`exec`'s `env`).
+    /// Environment variables the tool sets for a program: an object of names to values,
+    /// or an array of `{"name": …, "value": …}` objects (`exec`'s `env`).
     Environment,
 }
 
@@ -39,9 +39,14 @@ impl ArgumentKind {
 
     /// The kind named `name` (see [`as_str`](Self::as_str)).
     pub fn from_name(name: &str) -> Option<Self> {
-        [Self::ShellCommand, Self::WorkspacePath, Self::Url, Self::Environment]
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
+        [
+            Self::ShellCommand,
+            Self::WorkspacePath,
+            Self::Url,
+            Self::Environment,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == name)
     }
 }
 

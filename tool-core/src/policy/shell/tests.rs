@@ -20,13 +20,10 @@ fn simple_commands_are_words_after_quote_removal() {
     assert_eq!(commands("  \t git\tstatus  "), ["git status"]);
     assert_eq!(commands("echo 'a;b' \"c d\" e\\ f"), ["echo a;b c d e f"]);
     assert_eq!(commands("$'\\x72m' -f v"), ["rm -f v"]);
-    assert_eq!(commands("git status && git diff | cat; ls\npwd"), [
-        "git status",
-        "git diff",
-        "cat",
-        "ls",
-        "pwd"
-    ]);
+    assert_eq!(
+        commands("git status && git diff | cat; ls\npwd"),
+        ["git status", "git diff", "cat", "ls", "pwd"]
+    );
     assert_eq!(commands("FOO=1 cargo test > out.txt 2>&1"), ["cargo test"]);
 }
 
@@ -97,7 +94,9 @@ fn what_an_allow_rule_cannot_see_through_is_named() {
         ("ls; if", "does not parse"),
     ] {
         let script = Script::parse(script);
-        let opaque = script.opaque().unwrap_or_else(|| panic!("{script:?} must be opaque"));
+        let opaque = script
+            .opaque()
+            .unwrap_or_else(|| panic!("{script:?} must be opaque"));
         assert!(opaque.contains(why), "{opaque} should name {why}");
     }
 }

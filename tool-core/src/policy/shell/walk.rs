@@ -3,8 +3,8 @@
 
 use brush_parser::ast::{
     self, AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ElseClause,
-    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
-    SeparatorOperator, SimpleCommand,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, SeparatorOperator,
+    SimpleCommand,
 };
 use brush_parser::{Parser, ParserOptions};
 
@@ -15,18 +15,47 @@ const MAX_DEPTH: usize = 8;
 
 /// Programs that run the command in their arguments: deny rules also see that command.
 const WRAPPERS: &[&str] = &[
-    "builtin", "command", "doas", "env", "exec", "ionice", "nice", "nohup", "setsid", "stdbuf",
-    "sudo", "time", "timeout", "xargs",
+    "builtin", "command", "doas", "env", "exec", "ionice", "nice", "nohup", "setsid", "stdbuf", "sudo",
+    "time", "timeout", "xargs",
 ];
 
 /// Programs that run a script given as `-c SCRIPT`.
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish",
+];
 
 /// Programs that run what a here-document or here-string feeds them.
 const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "python", "python3",
-    "perl", "ruby", "node", "deno", "bun", "php", "lua", "tclsh", "osascript", "pwsh", "awk",
-    "gawk", "sed", "xargs", "env", "sudo", "source", ".", "eval",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "ash",
+    "busybox",
+    "fish",
+    "python",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "tclsh",
+    "osascript",
+    "pwsh",
+    "awk",
+    "gawk",
+    "sed",
+    "xargs",
+    "env",
+    "sudo",
+    "source",
+    ".",
+    "eval",
 ];
 
 /// Environment variables that change which program runs or what it loads: set by a
@@ -150,8 +179,7 @@ impl Walk {
         if let Err(problem) = self.script(text) {
             self.opaque(|| format!("a script inside it does not parse: {problem}"));
             self.also.push(text.to_owned());
-            self.also
-                .extend(super::cut_commands(text).map(str::to_owned));
+            self.also.extend(super::cut_commands(text).map(str::to_owned));
         }
         self.depth -= 1;
     }
@@ -356,9 +384,7 @@ impl Walk {
                         self.here_document(&here.doc.value);
                     }
                     if feeds_interpreter {
-                        self.opaque(|| {
-                            format!("a here-document feeds `{}`", program.unwrap_or_default())
-                        });
+                        self.opaque(|| format!("a here-document feeds `{}`", program.unwrap_or_default()));
                     }
                 }
                 IoRedirect::HereString(_, word) => {
@@ -464,7 +490,10 @@ impl Walk {
 
     fn find_exec(&mut self, words: &[String]) {
         let mut rest = words.iter();
-        while rest.by_ref().any(|word| matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")) {
+        while rest
+            .by_ref()
+            .any(|word| matches!(word.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        {
             let command: Vec<String> = rest
                 .by_ref()
                 .take_while(|word| !matches!(word.as_str(), ";" | "+"))
@@ -489,7 +518,10 @@ fn after_wrapper<'w>(wrapper: &str, mut rest: &'w [String]) -> &'w [String] {
     let takes_value = |option: &str| match wrapper {
         "nice" => option == "-n",
         "timeout" => matches!(option, "-s" | "-k" | "--signal" | "--kill-after"),
-        "sudo" | "doas" => matches!(option, "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U"),
+        "sudo" | "doas" => matches!(
+            option,
+            "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U"
+        ),
         "env" => matches!(option, "-u" | "-C" | "-S" | "--unset" | "--chdir"),
         "xargs" => matches!(option, "-I" | "-L" | "-n" | "-P" | "-s" | "-d" | "-E" | "-a"),
         "stdbuf" | "ionice" => false,
@@ -536,7 +568,10 @@ fn is_harmless_output(target: &str) -> bool {
         return true;
     }
     let relative = !target.is_empty() && !target.starts_with(['/', '~', '-']);
-    relative && target.split('/').all(|segment| segment != ".." && segment != ".git")
+    relative
+        && target
+            .split('/')
+            .all(|segment| segment != ".." && segment != ".git")
 }
 
 /// How a compound command is named in the reason allow rules stepped aside.

@@ -82,7 +82,13 @@ impl Words {
     }
 
     /// Adds `pieces` of the word `source` (their indices point into it).
-    pub(super) fn pieces(&mut self, walk: &mut Walk, source: &str, pieces: &[WordPieceWithSource], quoted: bool) {
+    pub(super) fn pieces(
+        &mut self,
+        walk: &mut Walk,
+        source: &str,
+        pieces: &[WordPieceWithSource],
+        quoted: bool,
+    ) {
         for piece in pieces {
             let written = source.get(piece.start_index..piece.end_index).unwrap_or_default();
             match &piece.piece {
@@ -132,7 +138,8 @@ impl Words {
                 WordPiece::ArithmeticExpression(expression) => {
                     self.expansion();
                     walk.opaque(|| "it has an arithmetic expansion".to_owned());
-                    walk.also.extend(super::cut_commands(&expression.value).map(str::to_owned));
+                    walk.also
+                        .extend(super::cut_commands(&expression.value).map(str::to_owned));
                     self.push_text(written);
                 }
             }
@@ -150,9 +157,9 @@ fn is_brace_expansion(text: &str) -> bool {
     let Some(open) = text.find('{') else {
         return false;
     };
-    text[open..]
-        .find('}')
-        .is_some_and(|close| text[open..open + close].contains([',']) || text[open..open + close].contains(".."))
+    text[open..].find('}').is_some_and(|close| {
+        text[open..open + close].contains([',']) || text[open..open + close].contains("..")
+    })
 }
 
 /// `{rm,-rf,/}` as the words it expands to, roughly (`rm -rf /`): for deny rules only.

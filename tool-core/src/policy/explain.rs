@@ -1,7 +1,6 @@
 //! [`Explanation`]: a policy's verdict on one call, what its rules saw and why, so that
 //! people can test their rules before a model does.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -48,11 +47,11 @@ pub struct SeenArgument {
 }
 
 impl SeenArgument {
-    pub(super) fn new(name: &str, kind: Option<ArgumentKind>, seen: Vec<Cow<'_, str>>) -> Self {
+    pub(super) fn new(name: &str, kind: Option<ArgumentKind>, seen: Vec<String>) -> Self {
         Self {
             name: name.to_owned(),
             kind,
-            seen: seen.into_iter().map(Cow::into_owned).collect(),
+            seen,
         }
     }
 

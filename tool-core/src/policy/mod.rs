@@ -509,7 +509,11 @@ impl Policy {
         }
         let mut seen_arguments = Vec::new();
         let (decision, by_mode) = Self::decide_seeing(&rules, arguments, |group, seen| {
-            seen_arguments.push(SeenArgument::new(&group.name, group.kind, seen.describe()));
+            seen_arguments.push(SeenArgument::new(
+                &group.name,
+                group.kind,
+                seen.describe(&group.rules.allow),
+            ));
         });
         let mode = by_mode.then(|| Reason {
             by: DecidedBy::Mode {
@@ -782,5 +786,7 @@ impl fmt::Display for Reason {
     }
 }
 
+#[cfg(test)]
+mod properties;
 #[cfg(test)]
 mod tests;

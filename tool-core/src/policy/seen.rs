@@ -9,7 +9,6 @@
 //! | environment | each variable's name | each name (an allow rule on another argument does not cover them) |
 //! | none (plain) | the text, as a path normalized, and cut at shell operators ([`value`](super::value)) | every one of those forms |
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -127,36 +126,53 @@ impl<'a> Seen<'a> {
         }
     }
 
-    /// What rules see, in words, for an explanation.
-    pub(crate) fn describe(&self) -> Vec<Cow<'_, str>> {
+    /// What rules see, in words, for an explanation; each command or variable says
+    /// whether an `allow` rule matches it.
+    pub(crate) fn describe(&self, allow: &[Rule]) -> Vec<String> {
+        let matched_by = |form: &str| {
+            allow
+                .iter()
+                .find(|rule| rule.glob().is_none_or(|glob| glob.matches(form)))
+                .map_or_else(
+                    || " (no allow rule matches)".to_owned(),
+                    |rule| format!(" (matches `{}`)", rule.source()),
+                )
+        };
+        let matched = |form: &str| {
+            if allow.is_empty() {
+                String::new()
+            } else {
+                matched_by(form)
+            }
+        };
         match self {
-            Seen::Plain(forms) => forms.list().into_iter().map(Cow::Owned).collect(),
+            Seen::Plain(forms) => forms.list(),
             Seen::Command(script) => {
-                let mut lines: Vec<Cow<'_, str>> = script
+                let mut lines: Vec<String> = script
                     .commands()
                     .iter()
-                    .map(|command| Cow::Owned(format!("command: {command}")))
+                    .map(|command| format!("command: {command}{}", matched(command)))
                     .collect();
                 if let Some(why) = script.opaque() {
-                    lines.push(Cow::Owned(format!("allow rules do not apply: {why}")));
+                    lines.push(format!("allow rules do not apply: {why}"));
                 }
                 lines
             }
-            Seen::Path { landing, .. } => vec![Cow::Owned(match landing {
+            Seen::Path { landing, .. } => vec![match landing {
                 Landing::Inside(relative) if relative.is_empty() => {
                     "lands on: the workspace itself".to_owned()
                 }
                 Landing::Inside(relative) => format!("lands on: {relative} (in the workspace)"),
                 Landing::Outside(absolute) => format!("lands on: {absolute} (outside the workspace)"),
                 Landing::Unresolvable => "lands on: unknown (links loop or nest too deeply)".to_owned(),
-            })],
-            Seen::Url { parsed, .. } => vec![Cow::Owned(match parsed {
+            }],
+            Seen::Url { parsed, .. } => vec![match parsed {
                 Some(url) => format!("url: {url}"),
                 None => "url: does not parse, so no allow rule applies".to_owned(),
-            })],
+            }],
             Seen::Environment(names) => names
                 .iter()
-                .map(|name| Cow::Owned(format!("variable: {name}")))
+                .map(|name| format!("variable: {name}{}", matched_by(name)))
                 .collect(),
         }
     }

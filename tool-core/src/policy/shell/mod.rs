@@ -88,7 +88,7 @@ impl Script {
     /// every operator character, and no allow rule applies.
     fn unparsed(text: &str, problem: String) -> Self {
         let mut also = vec![text.to_owned()];
-        also.extend(cut_commands(text).map(str::to_owned));
+        also.extend(rough_commands(text));
         Self {
             commands: Vec::new(),
             also,
@@ -117,6 +117,17 @@ impl Script {
     pub(crate) fn opaque(&self) -> Option<&str> {
         self.opaque.as_deref()
     }
+}
+
+/// What a text no parser read may run, roughly: its parts between operator characters,
+/// each also with its first word's path dropped (`/bin/rm -f v` is also `rm -f v`).
+fn rough_commands(text: &str) -> impl Iterator<Item = String> + '_ {
+    cut_commands(text).flat_map(|part| {
+        let (first, rest) = part.split_once(' ').unwrap_or((part, ""));
+        let program = walk::last_segment(first);
+        let renamed = (program != first).then(|| format!("{program} {rest}").trim_end().to_owned());
+        std::iter::once(part.to_owned()).chain(renamed)
+    })
 }
 
 /// The deepest nesting of `(`, `{` and `[` in `text`, quotes ignored (an upper bound).

@@ -124,3 +124,12 @@ fn hostile_nesting_is_not_parsed_and_does_not_crash() {
     let long = "ls ".repeat(40_000);
     assert!(Script::parse(&long).opaque().is_some());
 }
+
+#[test]
+fn nested_subshells_read_as_arithmetic_are_still_seen() {
+    // The parser takes `( (` for `((`; what is inside is still read as commands.
+    for script in ["( ( /usr/bin/rm -f v ) )", "( (rm -f v) )"] {
+        assert!(denies(script, "rm -f v"), "{script}: {:?}", Script::parse(script));
+        assert!(!transparent(script));
+    }
+}

@@ -179,7 +179,7 @@ impl Walk {
         if let Err(problem) = self.script(text) {
             self.opaque(|| format!("a script inside it does not parse: {problem}"));
             self.also.push(text.to_owned());
-            self.also.extend(super::cut_commands(text).map(str::to_owned));
+            self.also.extend(super::rough_commands(text));
         }
         self.depth -= 1;
     }
@@ -289,10 +289,11 @@ impl Walk {
     }
 
     /// `$(( … ))` and `(( … ))`: bash evaluates array subscripts in them, which can run
-    /// commands, so allow rules step aside and deny rules see what looks like commands.
+    /// commands, so allow rules step aside and deny rules see what is inside read as a
+    /// script (the parser also takes `( ( cmd ) )`, two subshells, for one).
     fn arithmetic(&mut self, text: &str) {
         self.opaque(|| "it has an arithmetic expression".to_owned());
-        self.also.extend(super::cut_commands(text).map(str::to_owned));
+        self.nested(text);
     }
 
     /// A word outside a command's name and arguments (a `for` list, a `case` pattern, a
@@ -447,7 +448,7 @@ impl Walk {
             }
             Err(_) => {
                 self.opaque(|| "a here-document does not parse".to_owned());
-                self.also.extend(super::cut_commands(body).map(str::to_owned));
+                self.also.extend(super::rough_commands(body));
             }
         }
     }
@@ -508,7 +509,7 @@ impl Walk {
 }
 
 /// `/usr/bin/rm` → `rm`.
-fn last_segment(word: &str) -> &str {
+pub(super) fn last_segment(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 

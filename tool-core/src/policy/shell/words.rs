@@ -30,7 +30,7 @@ impl Words {
             Ok(pieces) => self.pieces(walk, source, &pieces, false),
             Err(_) => {
                 walk.opaque(|| format!("the word `{source}` does not parse"));
-                walk.also.extend(super::cut_commands(source).map(str::to_owned));
+                walk.also.extend(super::rough_commands(source));
                 self.push_text(source);
             }
         }
@@ -119,7 +119,7 @@ impl Words {
                     // allow rules step aside and deny rules see the text cut.
                     if written.contains("$(") || written.contains('`') {
                         walk.opaque(|| format!("`{written}` runs a command"));
-                        walk.also.extend(super::cut_commands(written).map(str::to_owned));
+                        walk.also.extend(super::rough_commands(written));
                     }
                     self.push_text(written);
                 }
@@ -138,8 +138,7 @@ impl Words {
                 WordPiece::ArithmeticExpression(expression) => {
                     self.expansion();
                     walk.opaque(|| "it has an arithmetic expansion".to_owned());
-                    walk.also
-                        .extend(super::cut_commands(&expression.value).map(str::to_owned));
+                    walk.nested(&expression.value);
                     self.push_text(written);
                 }
             }

@@ -324,7 +324,7 @@ async fn an_approver_sees_the_tools_preview_and_a_broken_preview_breaks_nothing(
     assert!(
         requests[0]
             .question()
-            .ends_with("What it would do:\nreplaces the running web"),
+            .contains("\nWhat it would do:\n  │ replaces the running web\n"),
         "{}",
         requests[0].question()
     );

@@ -20,13 +20,18 @@
 //!
 //! Before asking, the registry asks the tool what the call would do
 //! ([`Tool::preview`](crate::Tool::preview)): `write_file` and `edit_file` show the diff
-//! they would apply. The question ([`ApprovalRequest::question`]) carries it.
+//! they would apply. The question ([`ApprovalRequest::question`]) carries it, and frames
+//! everything the call brings (its arguments, its preview, a mounted tool's title) so that
+//! a model cannot draw a question of its own into it: the call's text is quoted behind a
+//! gutter, escaped and folded, and the real prompt comes last with the call's
+//! [digest](ApprovalRequest::digest) (`framing.rs` says what this stops and what not).
 //!
 //! What this does not do: it does not check that a person, not a program, gave the answer
 //! (an MCP client answers for its user), and waiting for an answer is bounded by the call's
 //! cancellation, not its timeout — the timeout starts when the tool does.
 
 mod by_form;
+mod framing;
 mod grants;
 mod pending;
 
@@ -101,23 +106,47 @@ pub struct ApprovalRequest {
 }
 
 impl ApprovalRequest {
-    /// A one-paragraph question for a person: the tool, its arguments and why it asks.
+    /// The question for a person, folded to 80 columns: the tool, its arguments, why the
+    /// policy asks and what the call would do, and, last, the prompt again with the
+    /// call's [`digest`](Self::digest).
+    ///
+    /// The arguments and the preview are the model's text, so they are quoted: each of
+    /// their lines starts with a gutter (`  │ `, or `  ┆ ` where a long line is folded)
+    /// that the question's own lines never start with; control, bidirectional and
+    /// invisible format characters in them are shown escaped (`\u{1b}`), long lines are
+    /// folded and long blocks cut with a note of what was left out. No text in a call
+    /// can therefore put a line of its own into the question, only quote one:
+    ///
+    /// ```text
+    /// Allow `exec` to run with these arguments? [call 77117285]
+    ///   │ {
+    ///   │   "command": "ls"
+    ///   │ }
+    /// Asked because of the ask rule `exec`.
+    /// Lines after │ or ┆ quote the call; they are not part of this question.
+    /// Allow `exec` to run? [call 77117285]
+    /// ```
+    ///
+    /// Quoted text can still say anything in words; an approver shows the question's
+    /// last line as its prompt, right before its choices.
     pub fn question(&self) -> String {
-        let tool = match &self.title {
-            Some(title) => format!("`{}` ({title})", self.tool),
-            None => format!("`{}`", self.tool),
-        };
-        let arguments =
-            serde_json::to_string_pretty(&self.arguments).unwrap_or_else(|_| self.arguments.to_string());
-        let mut question = format!(
-            "Allow {tool} to run with these arguments?\n{arguments}\nAsked because of {}.",
-            self.reason
-        );
-        if let Some(preview) = &self.preview {
-            question.push_str("\nWhat it would do:\n");
-            question.push_str(preview);
-        }
-        question
+        framing::question(self, framing::DEFAULT_COLUMNS)
+    }
+
+    /// [`question`](Self::question) folded to a screen `columns` wide (between 24 and
+    /// 240), so that no quoted line wraps there and starts a line without the gutter.
+    /// Characters outside ASCII are counted two columns wide.
+    pub fn question_within(&self, columns: usize) -> String {
+        framing::question(self, columns)
+    }
+
+    /// Eight hexadecimal digits naming the call: the start of the SHA-256 of the
+    /// canonical JSON (keys sorted at every level, no spaces) of
+    /// `{"arguments", "preview", "title", "tool"}`. The question shows it first and last; a
+    /// copy of the prompt written into the call's own text cannot carry the digest of the
+    /// call it is part of (short of a search through some 2³² variants of the call).
+    pub fn digest(&self) -> String {
+        framing::digest(self)
     }
 }
 

@@ -7,6 +7,11 @@
 //! `call_policy_50` is `call` on a registry with a 50-rule [`Policy`] (five rules about
 //! this tool's arguments), which lets the call run.
 //!
+//! `call_policy_command_50` is a call of a tool whose one argument is a shell command
+//! (`#[tool(kinds(command = command))]`), 200 bytes of seven commands joined by `&&`,
+//! `|` and `;`, on a registry with a 50-rule policy about that argument: the script is
+//! parsed and every command matched, and the eight allow rules let it run.
+//!
 //! `invalid_5` is a call with five argument errors, the message a model gets included,
 //! against `jsonschema_5`: the `jsonschema` crate only collecting the same five errors.
 
@@ -81,6 +86,48 @@ async fn schedule(args: ScheduleArgs) -> String {
     args.title
 }
 
+/// Run a shell command (only echoes it: the bench measures the policy, not a shell).
+#[tool(destructive, kinds(command = command))]
+async fn run(
+    /// The command.
+    command: String,
+) -> String {
+    command
+}
+
+/// Seven commands, 200 bytes, as a coding agent writes them.
+const SCRIPT: &str = "git status --short && git diff --stat HEAD~3 -- src/ tests/ | head -n 40; \
+                      cargo test --workspace --no-run 2>&1 | tail -n 5; \
+                      ls -la target/debug/deps | wc -l && echo checked-and-done-now-and-all-good-x";
+
+/// 50 rules about `run`'s command: 22 deny, 15 ask and 13 allow, eight of which match the
+/// script's commands.
+fn fifty_command_rules() -> Policy {
+    let mut policy = Policy::builder().mode(PolicyMode::Default);
+    for i in 0..22 {
+        policy = policy.deny(format!("run(command: rm -rf /{i}*)"));
+    }
+    for i in 0..15 {
+        policy = policy.ask(format!("run(command: curl https://{i}.test/*)"));
+    }
+    for i in 0..5 {
+        policy = policy.allow(format!("run(command: make target{i}*)"));
+    }
+    for allowed in [
+        "git status*",
+        "git diff*",
+        "head *",
+        "cargo test*",
+        "tail *",
+        "ls*",
+        "wc *",
+        "echo *",
+    ] {
+        policy = policy.allow(format!("run(command: {allowed})"));
+    }
+    policy.build().expect("valid rules")
+}
+
 /// One error per field: wrong type, out of range, wrong item type, wrong type, not a
 /// variant.
 const FIVE_ERRORS: &str =
@@ -139,6 +186,32 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("call_policy_50", |b| {
         b.to_async(&runtime).iter(|| async {
             let result = governed.call(ToolCall::new("call_1", "lookup", ARGUMENTS)).await;
+            black_box(result)
+        });
+    });
+
+    let commanded = ToolRegistry::builder().policy(fifty_command_rules()).build();
+    commanded.register(RunTool).expect("registers");
+    let arguments = serde_json::json!({ "command": SCRIPT }).to_string();
+    assert_eq!(SCRIPT.len(), 200, "the script is 200 bytes");
+    let result = runtime.block_on(commanded.call(ToolCall::new("call_1", "run", arguments.as_str())));
+    assert!(!result.is_error(), "the policy lets it run: {}", result.text());
+    group.bench_function("call_policy_command_50", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = commanded
+                .call(ToolCall::new("call_1", "run", arguments.as_str()))
+                .await;
+            black_box(result)
+        });
+    });
+    // The same tool and call without a policy: what the policy adds is the difference.
+    let unruled = ToolRegistry::new();
+    unruled.register(RunTool).expect("registers");
+    group.bench_function("call_command", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = unruled
+                .call(ToolCall::new("call_1", "run", arguments.as_str()))
+                .await;
             black_box(result)
         });
     });

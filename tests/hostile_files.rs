@@ -1,5 +1,6 @@
 //! The file tools under attack (issue 13): inputs built to exhaust time or memory, writes
-//! through hard links, and writes meant to make git run a command outside any sandbox.
+//! through hard links, writes meant to make git run a command outside any sandbox, and
+//! (issue 27) a link swapped in between the policy's decision on a path and the write.
 //! Every attack is made for real — large files on disk, a real `git` run afterwards — and
 //! each test fails if the defence it covers is taken out. The peak-memory attacks (a
 //! gigabyte line) are in `tests/peak_memory.rs`, a test binary of their own.
@@ -327,4 +328,99 @@ fn the_file_tools_cannot_make_git_run_a_command() {
             .success()
     );
     assert!(!marker.exists(), "git ran a command the file tools planted");
+}
+
+/// An approver that, while it is asked, swaps a path into a symbolic link (the model's
+/// other calls can do that in the time a person takes to answer), then allows the call.
+struct SwapWhileAsked {
+    link: std::path::PathBuf,
+    target: &'static str,
+}
+
+impl agent_tools::Approver for SwapWhileAsked {
+    fn approve<'a>(
+        &'a self,
+        _request: &'a agent_tools::ApprovalRequest,
+    ) -> agent_tools::BoxFuture<'a, agent_tools::Approval> {
+        if self.link.is_dir() {
+            std::fs::remove_dir_all(&self.link).unwrap();
+        } else {
+            std::fs::remove_file(&self.link).unwrap();
+        }
+        std::os::unix::fs::symlink(self.target, &self.link).unwrap();
+        Box::pin(async { agent_tools::Approval::AllowOnce })
+    }
+}
+
+/// A workspace with `.env`, `secrets/key.txt`, `notes/a.txt` and `notes/sub/key.txt`,
+/// whose policy denies writes to `.env` and `secrets/**` and asks before others; the
+/// approver swaps `swapped` for a link to `target`. `pin`: the policy knows the
+/// workspace, so it pins the paths it decided on.
+fn swapped_while_asked(swapped: &str, target: &'static str, pin: bool) -> (tempfile::TempDir, ToolRegistry) {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    std::fs::create_dir_all(root.join("secrets")).unwrap();
+    std::fs::create_dir_all(root.join("notes/sub")).unwrap();
+    std::fs::write(root.join(".env"), "TOKEN=real\n").unwrap();
+    std::fs::write(root.join("secrets/key.txt"), "KEY=real\n").unwrap();
+    std::fs::write(root.join("notes/a.txt"), "notes\n").unwrap();
+    std::fs::write(root.join("notes/sub/key.txt"), "notes\n").unwrap();
+    let mut policy = agent_tools::Policy::builder()
+        .deny("write_file(path: .env)")
+        .deny("write_file(path: secrets/**)");
+    if pin {
+        policy = policy.workspace(root);
+    }
+    let registry = ToolRegistry::builder()
+        .default_timeout(GENEROUS)
+        .policy(policy.build().unwrap())
+        .approver(SwapWhileAsked {
+            link: root.join(swapped),
+            target,
+        })
+        .build();
+    let workspace = Workspace::open(root).unwrap();
+    Arc::new(Builtins::new(workspace).unwrap())
+        .register_all(&registry)
+        .unwrap();
+    (temp, registry)
+}
+
+#[test]
+fn a_link_swapped_between_the_decision_and_the_write_cannot_redirect_it() {
+    let cases = [
+        // The file itself becomes a link to `.env`.
+        ("notes/a.txt", "../.env", "notes/a.txt", ".env", "TOKEN=real\n"),
+        // A directory on the way becomes a link into `secrets`.
+        (
+            "notes/sub",
+            "../secrets",
+            "notes/sub/key.txt",
+            "secrets/key.txt",
+            "KEY=real\n",
+        ),
+    ];
+    for (swapped, target, path, victim, original) in cases {
+        let arguments = json!({"path": path, "content": "stolen\n"});
+        let (temp, registry) = swapped_while_asked(swapped, target, true);
+        let result = call(&registry, "write_file", arguments.clone());
+        assert!(result.is_error(), "{path}: {}", result.text());
+        assert!(
+            result.text().contains("symbolic link on the way"),
+            "{}",
+            result.text()
+        );
+        let kept = std::fs::read_to_string(temp.path().join(victim)).unwrap();
+        assert_eq!(kept, original, "the write through {swapped} reached {victim}");
+
+        // Control: a policy that does not pin the paths it decided on is redirected.
+        let (temp, registry) = swapped_while_asked(swapped, target, false);
+        let result = call(&registry, "write_file", arguments);
+        assert!(!result.is_error(), "{path}: {}", result.text());
+        let written = std::fs::read_to_string(temp.path().join(victim)).unwrap();
+        assert_eq!(
+            written, "stolen\n",
+            "the control must show the swap redirects a write"
+        );
+    }
 }

@@ -68,6 +68,17 @@ impl std::fmt::Debug for Builtins {
 }
 
 impl Builtins {
+    /// The workspace a write of this call goes through: one following no link when the
+    /// policy pinned the call's paths ([`ToolContext::paths_pinned`]).
+    #[cfg(feature = "fs")]
+    fn workspace_for(&self, ctx: &ToolContext) -> Workspace {
+        if ctx.paths_pinned() {
+            self.workspace.following_no_links()
+        } else {
+            self.workspace.clone()
+        }
+    }
+
     /// The built-in tools over a workspace, with default settings (no web search).
     pub fn new(workspace: Workspace) -> Result<Self, SetupError> {
         Self::builder(workspace).build()
@@ -262,8 +273,8 @@ impl Builtins {
     /// entirely old or entirely new, never half-written.
     #[tool(destructive, edits_files, kinds(path = path), preview = preview_write_file, title = "Write file")]
     #[cfg(feature = "fs")]
-    fn write_file(&self, args: fs::write::WriteFileArgs) -> Result<String, ToolError> {
-        fs::write::write_file(&self.workspace, args)
+    fn write_file(&self, ctx: &ToolContext, args: fs::write::WriteFileArgs) -> Result<String, ToolError> {
+        fs::write::write_file(&self.workspace_for(ctx), args)
     }
 
     /// The diff `write_file` would apply, for a person asked to approve it.
@@ -281,8 +292,8 @@ impl Builtins {
     /// are kept.
     #[tool(destructive, edits_files, kinds(path = path), preview = preview_edit_file, title = "Edit file")]
     #[cfg(feature = "fs")]
-    fn edit_file(&self, args: fs::edit::EditFileArgs) -> Result<String, ToolError> {
-        fs::edit::edit_file(&self.workspace, args)
+    fn edit_file(&self, ctx: &ToolContext, args: fs::edit::EditFileArgs) -> Result<String, ToolError> {
+        fs::edit::edit_file(&self.workspace_for(ctx), args)
     }
 
     /// The diff `edit_file` would apply, for a person asked to approve it.

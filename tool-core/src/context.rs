@@ -174,6 +174,17 @@ impl ToolContext {
             .map(|deadline| deadline.saturating_duration_since(Instant::now()))
     }
 
+    /// Whether the registry's policy resolved this call's path arguments (those of kind
+    /// [`WorkspacePath`](crate::ArgumentKind::WorkspacePath) that a rule looked at) before
+    /// the call ran: each now names where it lands, relative to the workspace, with the
+    /// links on the way already followed. A tool should then open such a path following
+    /// no link, so that a link swapped in since the decision cannot redirect it.
+    pub fn paths_pinned(&self) -> bool {
+        self.call_extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.get::<PathsPinned>().is_some())
+    }
+
     /// Application state of type `T`, from the call or else the registry.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.call_extensions
@@ -323,6 +334,10 @@ impl fmt::Debug for ToolContext {
 
 /// What the registry knows of a call when it builds the call's context
 /// ([`ToolContext::for_call`]).
+/// In a call's extensions when the policy pinned its paths ([`ToolContext::paths_pinned`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathsPinned;
+
 pub(crate) struct CallParts {
     pub(crate) session_id: Option<Arc<str>>,
     pub(crate) call_id: Arc<str>,

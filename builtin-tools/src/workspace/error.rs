@@ -49,6 +49,16 @@ pub enum WorkspaceError {
         /// The path.
         path: String,
     },
+    /// A symbolic link lies on the way to a path that was to be written following none:
+    /// the path changed after the policy decided on it.
+    #[error(
+        "`{path}` has a symbolic link on the way that was not there when the policy decided \
+         on the path; nothing was written. Call again with the path as it is now"
+    )]
+    LinkOnTheWay {
+        /// The path.
+        path: String,
+    },
     /// A file already exists where a new one was to be created.
     #[error("`{path}` already exists; use mode \"overwrite\" to replace it or \"append\" to add to it")]
     AlreadyExists {

@@ -46,6 +46,8 @@ pub struct Workspace {
     dir: Arc<Dir>,
     read_only: bool,
     protected: Arc<[Protection]>,
+    /// Writes follow no symbolic link ([`following_no_links`](Workspace::following_no_links)).
+    no_links: bool,
 }
 
 /// What a write did.
@@ -88,8 +90,24 @@ impl Workspace {
             dir: Arc::new(dir),
             read_only: false,
             protected: Arc::from(Vec::new()),
+            no_links: false,
         };
         Ok(workspace.protect_git(true))
+    }
+
+    /// The same workspace, whose writes follow no symbolic link: a path with one on the
+    /// way is refused ([`WorkspaceError::LinkOnTheWay`]). For a path the registry's policy
+    /// already resolved ([`ToolContext::paths_pinned`](tool_core::ToolContext::paths_pinned)):
+    /// the write lands where the policy looked, and a link swapped in since cannot
+    /// redirect it. The kernel checks each directory as it opens it (`openat2` with
+    /// `RESOLVE_NO_SYMLINKS`); the file itself is replaced by a rename, which replaces a
+    /// link rather than following it, or appended to with `O_NOFOLLOW`.
+    #[must_use]
+    pub fn following_no_links(&self) -> Self {
+        Self {
+            no_links: true,
+            ..self.clone()
+        }
     }
 
     /// Makes the workspace read-only: every write fails with [`WorkspaceError::ReadOnly`].
@@ -282,19 +300,28 @@ impl Workspace {
             split(&target).ok_or_else(|| WorkspaceError::IsDirectory { path: shown.clone() })?;
         let parent_dir = if parent.as_os_str().is_empty() {
             self.dir.try_clone().map_err(io_error)?
+        } else if self.no_links {
+            self.dir.create_dir_all(parent).map_err(io_error)?;
+            write::open_dir_following_no_links(&self.dir, parent).map_err(|source| {
+                match source.raw_os_error() {
+                    Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
+                    _ => io_error(source),
+                }
+            })?
         } else {
             self.dir.create_dir_all(parent).map_err(io_error)?;
             self.dir.open_dir(parent).map_err(io_error)?
         };
-        let created = write::write_in(&parent_dir, name, contents, mode).map_err(|source| {
-            match write::hard_links(&source) {
-                Some(links) => WorkspaceError::HardLinked {
-                    path: shown.clone(),
-                    links,
-                },
-                None => io_error(source),
-            }
-        })?;
+        let created =
+            write::write_in(&parent_dir, name, contents, mode, self.no_links).map_err(|source| {
+                match write::hard_links(&source) {
+                    Some(links) => WorkspaceError::HardLinked {
+                        path: shown.clone(),
+                        links,
+                    },
+                    None => io_error(source),
+                }
+            })?;
         Ok(Written {
             path: target,
             created,
@@ -308,6 +335,9 @@ impl Workspace {
             return Err(WorkspaceError::ReadOnly { path: shown });
         }
         let target = match self.dir.symlink_metadata(relative) {
+            Ok(metadata) if metadata.is_symlink() && self.no_links => {
+                return Err(WorkspaceError::LinkOnTheWay { path: shown });
+            }
             Ok(metadata) if metadata.is_symlink() => match self.dir.canonicalize(relative) {
                 Ok(target) => target,
                 Err(error) if error.kind() == io::ErrorKind::NotFound => {

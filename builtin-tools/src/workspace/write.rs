@@ -35,12 +35,34 @@ pub enum WriteMode {
 const TEMP_SUFFIX: &str = ".agent-tools.tmp";
 
 /// Writes `contents` to `name` in `dir`; returns whether the file is new.
-pub(super) fn write_in(dir: &Dir, name: &OsStr, contents: &[u8], mode: WriteMode) -> io::Result<bool> {
+/// Writes `name` in `dir`; with `no_links`, an append does not follow a link there
+/// (a replace never does: it renames over the name).
+pub(super) fn write_in(
+    dir: &Dir,
+    name: &OsStr,
+    contents: &[u8],
+    mode: WriteMode,
+    no_links: bool,
+) -> io::Result<bool> {
     match mode {
         WriteMode::Overwrite => replace(dir, name, contents),
-        WriteMode::Append => append(dir, name, contents),
+        WriteMode::Append => append(dir, name, contents, no_links),
         WriteMode::CreateNew => create_new(dir, name, contents),
     }
+}
+
+/// Opens the directory `path` beneath `root`, refusing (`ELOOP`) if any component is a
+/// symbolic link: the kernel checks each as it walks (`RESOLVE_NO_SYMLINKS`).
+pub(super) fn open_dir_following_no_links(root: &Dir, path: &std::path::Path) -> io::Result<Dir> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+    let fd = openat2(
+        root,
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
+    )?;
+    Ok(Dir::from_std_file(std::fs::File::from(fd)))
 }
 
 fn replace(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
@@ -68,7 +90,7 @@ fn create_new(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     Ok(true)
 }
 
-fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
+fn append(dir: &Dir, name: &OsStr, contents: &[u8], no_links: bool) -> io::Result<bool> {
     // A file the append creates appears whole or not at all, as with `CreateNew`; only
     // when another writer creates it first is it appended to.
     if dir.symlink_metadata(name).is_err() {
@@ -81,7 +103,11 @@ fn append(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     let target_existed = dir.metadata(name).is_ok();
     let mut options = OpenOptions::new();
     // Non-blocking: a FIFO (a symbolic link's target) must not hang the open.
-    options.append(true).create(true).custom_flags(libc::O_NONBLOCK);
+    let no_follow = if no_links { libc::O_NOFOLLOW } else { 0 };
+    options
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NONBLOCK | no_follow);
     let file = dir.open_with(name, &options)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {

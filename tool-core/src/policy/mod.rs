@@ -484,6 +484,22 @@ impl Policy {
         failures
     }
 
+    /// [`decide`](Self::decide), and where the call's path arguments land as the decision
+    /// saw them, for the tool to act on ([`PinnedPaths`]).
+    pub(crate) fn decide_pinning(rules: &ToolRules, arguments: &Value) -> (Decision, PinnedPaths) {
+        let mut pins = Vec::new();
+        let (decision, _) = Self::decide_seeing(rules, arguments, |group, seen| {
+            if let Some((written, landing)) = seen.pinnable() {
+                pins.push(Pin {
+                    argument: group.name.clone(),
+                    written: written.to_owned(),
+                    landing: landing.to_owned(),
+                });
+            }
+        });
+        (decision, PinnedPaths(pins))
+    }
+
     /// What the policy does with a call of `spec` with validated `arguments`, what its
     /// rules saw in each argument, and why: for people testing their rules
     /// (`agent-tools policy check`).
@@ -549,6 +565,41 @@ impl Policy {
             PolicyMode::Default | PolicyMode::AcceptEdits if risky => Decision::Ask(reason),
             PolicyMode::Default | PolicyMode::AcceptEdits => Decision::Allow,
         }
+    }
+}
+
+/// Where a call's path arguments land, as its policy decision saw them: applied to the
+/// arguments the tool gets, so that the tool writes where the rules looked, and the tool
+/// told ([`ToolContext::paths_pinned`](crate::ToolContext::paths_pinned)) to follow no
+/// link on the way, so that a link swapped in after the decision cannot redirect it.
+#[derive(Debug, Default)]
+pub(crate) struct PinnedPaths(Vec<Pin>);
+
+#[derive(Debug)]
+struct Pin {
+    argument: Box<str>,
+    /// The value the decision saw.
+    written: String,
+    /// Where it lands, relative to the workspace, links followed.
+    landing: String,
+}
+
+impl PinnedPaths {
+    /// Puts each landing in place of the value the decision saw, where the argument still
+    /// holds that value (a person's edit was decided again, and is left as edited).
+    /// Whether any path is pinned.
+    pub(crate) fn apply(&self, arguments: &mut Value) -> bool {
+        let mut pinned = false;
+        for pin in &self.0 {
+            let Some(value) = arguments.get_mut(&*pin.argument) else {
+                continue;
+            };
+            if value.as_str() == Some(pin.written.as_str()) {
+                *value = Value::String(pin.landing.clone());
+                pinned = true;
+            }
+        }
+        pinned
     }
 }
 

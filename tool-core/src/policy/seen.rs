@@ -118,6 +118,19 @@ impl<'a> Seen<'a> {
         }
     }
 
+    /// A path argument resolved inside a workspace: the value as written and where it
+    /// lands, relative to the workspace.
+    pub(crate) fn pinnable(&self) -> Option<(&str, &str)> {
+        match self {
+            Seen::Path {
+                written,
+                landing: Landing::Inside(relative),
+                root: Some(_),
+            } if !relative.is_empty() => Some((written.raw(), relative)),
+            _ => None,
+        }
+    }
+
     /// The names of environment variables, for an argument of that kind.
     pub(crate) fn variables(&self) -> &[&'a str] {
         match self {

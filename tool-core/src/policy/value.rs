@@ -64,6 +64,11 @@ impl<'a> ValueForms<'a> {
         Self { raw, normalized, cut }
     }
 
+    /// The value as the model sent it.
+    pub(crate) fn raw(&self) -> &str {
+        &self.raw
+    }
+
     /// Every form, as an explanation lists them.
     pub(crate) fn list(&self) -> Vec<String> {
         let mut forms = vec![format!("value: {}", self.raw)];

@@ -18,10 +18,10 @@ use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
-use crate::context::{CallCancellation, CallParts};
+use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
 use crate::validation::InvalidArguments;
-use crate::{Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput, ToolVisibility};
+use crate::{Extensions, Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput, ToolVisibility};
 use serde_json::Value;
 
 /// At most this many names are listed after "unknown tool".
@@ -137,7 +137,7 @@ impl ToolRegistry {
         call_id: &str,
         name: &str,
         arguments: ToolArguments,
-        options: CallOptions,
+        mut options: CallOptions,
         recorder: &mut AuditRecorder<'_>,
     ) -> Finished {
         // A tool the call may not know of is, for it, not registered (`visible.rs`).
@@ -198,7 +198,15 @@ impl ToolRegistry {
                     allowed_by_hook: passed.allowed,
                 };
                 match self.gate(&rules, gated, passed.arguments, recorder).await {
-                    Ok(value) => value,
+                    Ok((value, pinned)) => {
+                        if pinned {
+                            options
+                                .extensions
+                                .get_or_insert_with(Extensions::new)
+                                .insert(PathsPinned);
+                        }
+                        value
+                    }
                     Err(refusal) => {
                         return Finished {
                             repairs,

@@ -68,14 +68,18 @@ impl ToolRegistry {
         call: Gated<'_>,
         value: Value,
         recorder: &mut AuditRecorder<'_>,
-    ) -> Result<Value, Refusal> {
-        match Policy::decide(rules, &value) {
-            Decision::Allow => Ok(value),
-            Decision::Deny(reason) => Err(denied(&call.entry.name, &reason)),
+    ) -> Result<(Value, bool), Refusal> {
+        let (decision, pins) = Policy::decide_pinning(rules, &value);
+        let mut value = match decision {
+            Decision::Allow => value,
+            Decision::Deny(reason) => return Err(denied(&call.entry.name, &reason)),
             // Boxed: asking holds a large future that calls which are decided at once do
             // not need to carry.
-            Decision::Ask(reason) => Box::pin(self.approve(rules, call, reason, value, recorder)).await,
-        }
+            Decision::Ask(reason) => Box::pin(self.approve(rules, call, reason, value, recorder)).await?,
+        };
+        // The tool acts on the paths the decision saw, with no link followed since.
+        let pinned = pins.apply(&mut value);
+        Ok((value, pinned))
     }
 
     /// A call the policy asks about: allowed already (by a hook or for the session), or

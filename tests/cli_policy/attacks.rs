@@ -247,3 +247,22 @@ expect = "allow"
         "{said}"
     );
 }
+
+#[test]
+fn the_readme_policy_check_shows_what_the_command_prints() {
+    let readme = include_str!("../../README.md");
+    let prompt = "$ agent-tools --policy policy.toml policy check ";
+    let start = readme.find(prompt).expect("a policy check example") + prompt.len();
+    let block = &readme[start..start + readme[start..].find("```").expect("the block's end")];
+    let (command_line, shown) = block.split_once('\n').expect("output after the command");
+    let (tool, arguments) = command_line.split_once(' ').expect("TOOL 'ARGS'");
+    let arguments = arguments.trim_matches('\'');
+    let dirs = Dirs::new();
+    let policy = dirs.file("policy.toml", &super::readme_policy());
+    let checked = dirs.run(&["--policy", &policy, "policy", "check", tool, arguments]);
+    assert_eq!(
+        stdout(&checked),
+        shown,
+        "README.md's `policy check` example is out of date"
+    );
+}

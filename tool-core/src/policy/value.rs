@@ -82,6 +82,7 @@ impl<'a> ValueForms<'a> {
     }
 
     /// Whether a `deny` or `ask` rule's glob applies: any form matches.
+    #[inline(always)]
     pub(crate) fn any(&self, matches: impl Fn(&str) -> bool) -> bool {
         matches(&self.raw)
             || self.normalized.as_deref().is_some_and(&matches)
@@ -89,6 +90,7 @@ impl<'a> ValueForms<'a> {
     }
 
     /// Whether an `allow` rule's glob applies: every form matches.
+    #[inline(always)]
     pub(crate) fn all(&self, matches: impl Fn(&str) -> bool) -> bool {
         matches(&self.raw)
             && self.normalized.as_deref().is_none_or(&matches)

@@ -26,6 +26,12 @@ impl Words {
     /// Adds the word written as `source`.
     pub(super) fn add(&mut self, walk: &mut Walk, source: &str) {
         self.word_expanded = false;
+        // Most words are plain text: nothing to unquote or expand, no parser needed.
+        if source.bytes().all(is_plain) {
+            self.push_text(source);
+            self.end_word();
+            return;
+        }
         match brush_parser::word::parse(source, &ParserOptions::default()) {
             Ok(pieces) => self.pieces(walk, source, &pieces, false),
             Err(_) => {
@@ -144,6 +150,16 @@ impl Words {
             }
         }
     }
+}
+
+/// A byte that means itself in any position of a word (`~`, quotes, `$`, `\`, braces
+/// and glob characters are not among them).
+fn is_plain(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric()
+        || matches!(
+            byte,
+            b'-' | b'_' | b'.' | b'/' | b':' | b'=' | b'@' | b'%' | b'+' | b','
+        )
 }
 
 /// `$IFS`, `${IFS}` and other expansions of `IFS`: unquoted, a blank between words.

@@ -92,8 +92,8 @@
 //! Attributes (each with an example in [`macro@tool`]'s docs): `name`, `title`,
 //! `description` (else the doc comment, which is required), `read_only`, `destructive`,
 //! `idempotent`, `open_world`, `strict`, `timeout`, `cancel_grace`, `retries`,
-//! `max_concurrency`, `edits_files`, `preview`, `defer`, `enabled` (in toolsets) and
-//! `crate`.
+//! `max_concurrency`, `edits_files`, `preview`, `defer`, `kinds`, `enabled` (in
+//! toolsets) and `crate`.
 //!
 //! [`#[toolset]`](toolset) on an `impl` block turns its `#[tool]` methods (taking `&self`)
 //! into tools sharing the value, implements [`Toolset`] and adds
@@ -175,6 +175,7 @@ pub use tool_core::*;
 /// | `edits_files` | `#[tool(edits_files)]` | only edits files in the workspace: policy mode `accept_edits` runs it |
 /// | `preview` | `#[tool(preview = describe)]` | a `fn(&Args) -> Option<String>` that tells a person asked to approve what the call would do |
 /// | `defer` | `#[tool(defer)]` | the definition is loaded on demand, through a tool search |
+/// | `kinds` | `#[tool(kinds(command = command, cwd = path))]` | what arguments are — `command` (a shell script), `path` (in the workspace), `url`, `env` (variables) — so policy rules over them see the parsed value ([`ArgumentKind`]) |
 /// | `enabled` | `#[tool(enabled = self.web)]` | in a [`#[toolset]`](toolset): registered only when the expression is true |
 /// | `crate` | `#[tool(crate = my_app::agent_tools)]` | where this crate is, when it is reached through a re-export |
 ///

@@ -353,7 +353,7 @@ impl agent_tools::Approver for SwapWhileAsked {
 }
 
 /// A workspace with `.env`, `secrets/key.txt`, `notes/a.txt` and `notes/sub/key.txt`,
-/// whose policy denies writes to `.env` and `secrets/**` and asks before others; the
+/// whose policy denies reads and writes of `.env` and `secrets/**` and asks before others; the
 /// approver swaps `swapped` for a link to `target`. `pin`: the policy knows the
 /// workspace, so it pins the paths it decided on.
 fn swapped_while_asked(swapped: &str, target: &'static str, pin: bool) -> (tempfile::TempDir, ToolRegistry) {
@@ -366,8 +366,9 @@ fn swapped_while_asked(swapped: &str, target: &'static str, pin: bool) -> (tempf
     std::fs::write(root.join("notes/a.txt"), "notes\n").unwrap();
     std::fs::write(root.join("notes/sub/key.txt"), "notes\n").unwrap();
     let mut policy = agent_tools::Policy::builder()
-        .deny("write_file(path: .env)")
-        .deny("write_file(path: secrets/**)");
+        .deny("*_file(path: .env)")
+        .deny("*_file(path: secrets/**)")
+        .ask("read_file");
     if pin {
         policy = policy.workspace(root);
     }
@@ -423,4 +424,22 @@ fn a_link_swapped_between_the_decision_and_the_write_cannot_redirect_it() {
             "the control must show the swap redirects a write"
         );
     }
+}
+
+#[test]
+fn a_link_swapped_between_the_decision_and_the_read_cannot_redirect_it() {
+    let (_temp, registry) = swapped_while_asked("notes/a.txt", "../.env", true);
+    let result = call(&registry, "read_file", json!({"path": "notes/a.txt"}));
+    assert!(result.is_error(), "{}", result.text());
+    assert!(
+        result.text().contains("symbolic link on the way"),
+        "{}",
+        result.text()
+    );
+    assert!(!result.text().contains("TOKEN"), "{}", result.text());
+
+    // Control: unpinned, the read follows the swapped link into `.env`.
+    let (_temp, registry) = swapped_while_asked("notes/a.txt", "../.env", false);
+    let result = call(&registry, "read_file", json!({"path": "notes/a.txt"}));
+    assert!(result.text().contains("TOKEN=real"), "{}", result.text());
 }

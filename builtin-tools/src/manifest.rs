@@ -68,8 +68,8 @@ impl std::fmt::Debug for Builtins {
 }
 
 impl Builtins {
-    /// The workspace a write of this call goes through: one following no link when the
-    /// policy pinned the call's paths ([`ToolContext::paths_pinned`]).
+    /// The workspace a read or write of this call goes through: one following no link
+    /// when the policy pinned the call's paths ([`ToolContext::paths_pinned`]).
     #[cfg(feature = "fs")]
     fn workspace_for(&self, ctx: &ToolContext) -> Workspace {
         if ctx.paths_pinned() {
@@ -263,8 +263,8 @@ impl Builtins {
     /// WebP) are returned as images; other binary files are refused.
     #[tool(read_only, idempotent, kinds(path = path), title = "Read file")]
     #[cfg(feature = "fs")]
-    fn read_file(&self, args: fs::read::ReadFileArgs) -> Result<ToolOutput, ToolError> {
-        fs::read::read_file(&self.workspace, args)
+    fn read_file(&self, ctx: &ToolContext, args: fs::read::ReadFileArgs) -> Result<ToolOutput, ToolError> {
+        fs::read::read_file(&self.workspace_for(ctx), args)
     }
 
     /// Write a text file in the workspace: create it, replace its content, or append.

@@ -297,21 +297,30 @@ fn kinds_value(meta: &Meta) -> syn::Result<Vec<(String, &'static str)>> {
             .and_then(|kind| KINDS.iter().find(|(name, _)| *name == kind));
         match known {
             Some((_, variant)) => kinds.push((argument, *variant)),
-            None => {
-                let written = kind.unwrap_or_default();
-                let names: Vec<&str> = KINDS.iter().map(|(name, _)| *name).collect();
-                let hint = name::closest(&written, &names)
-                    .map(|suggestion| format!("did you mean `{suggestion}`? "))
-                    .unwrap_or_default();
-                errors.push(syn::Error::new(
-                    pair.value.span(),
-                    format!("`{written}` is not an argument kind; {hint}(expected one of: {expected})"),
-                ));
-            }
+            None => errors.push(syn::Error::new(
+                pair.value.span(),
+                unknown_kind(kind.as_deref(), &expected),
+            )),
         }
     }
     errors.finish()?;
     Ok(kinds)
+}
+
+/// What is wrong with `kind` (`None`: not a plain name) in `kinds(ARG = KIND)`.
+fn unknown_kind(kind: Option<&str>, expected: &str) -> String {
+    let Some(kind) = kind else {
+        return format!("an argument's kind is a name, one of: {expected}");
+    };
+    let names: Vec<&str> = KINDS.iter().map(|(name, _)| *name).collect();
+    match name::closest(kind, &names) {
+        Some(suggestion) => {
+            format!(
+                "`{kind}` is not an argument kind; did you mean `{suggestion}`? (expected one of: {expected})"
+            )
+        }
+        None => format!("`{kind}` is not an argument kind (expected one of: {expected})"),
+    }
 }
 
 /// `crate = path` or `crate = "path"`.

@@ -49,11 +49,11 @@ pub enum WorkspaceError {
         /// The path.
         path: String,
     },
-    /// A symbolic link lies on the way to a path that was to be written following none:
-    /// the path changed after the policy decided on it.
+    /// A symbolic link lies on the way to a path that was to be read or written
+    /// following none: the path changed after the policy decided on it.
     #[error(
         "`{path}` has a symbolic link on the way that was not there when the policy decided \
-         on the path; nothing was written. Call again with the path as it is now"
+         on the path; nothing was read or written. Call again with the path as it is now"
     )]
     LinkOnTheWay {
         /// The path.

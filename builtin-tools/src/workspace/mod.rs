@@ -95,8 +95,9 @@ impl Workspace {
         Ok(workspace.protect_git(true))
     }
 
-    /// The same workspace, whose writes follow no symbolic link: a path with one on the
-    /// way is refused ([`WorkspaceError::LinkOnTheWay`]). For a path the registry's policy
+    /// The same workspace, whose writes and [`open_file`](Self::open_file) follow no
+    /// symbolic link: a path with one on the way is refused
+    /// ([`WorkspaceError::LinkOnTheWay`]). For a path the registry's policy
     /// already resolved ([`ToolContext::paths_pinned`](tool_core::ToolContext::paths_pinned)):
     /// the write lands where the policy looked, and a link swapped in since cannot
     /// redirect it. The kernel checks each directory as it opens it (`openat2` with
@@ -230,12 +231,20 @@ impl Workspace {
     pub fn open_file(&self, path: &str) -> Result<OpenedFile, WorkspaceError> {
         let relative = self.relative_path(path)?;
         let shown = Self::display(&relative);
-        let mut options = OpenOptions::new();
-        options.read(true).custom_flags(libc::O_NONBLOCK);
-        let file = self
-            .dir
-            .open_with(&relative, &options)
-            .map_err(|source| self.io_error(&relative, source))?;
+        let file = if self.no_links {
+            write::open_following_no_links(&self.dir, &relative).map_err(|source| {
+                match source.raw_os_error() {
+                    Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
+                    _ => self.io_error(&relative, source),
+                }
+            })?
+        } else {
+            let mut options = OpenOptions::new();
+            options.read(true).custom_flags(libc::O_NONBLOCK);
+            self.dir
+                .open_with(&relative, &options)
+                .map_err(|source| self.io_error(&relative, source))?
+        };
         let metadata = file
             .metadata()
             .map_err(|source| self.io_error(&relative, source))?;

@@ -51,6 +51,20 @@ pub(super) fn write_in(
     }
 }
 
+/// Opens the file `path` beneath `root` for reading (non-blocking, as a FIFO must not
+/// hang the open), refusing (`ELOOP`) if any component is a symbolic link.
+pub(super) fn open_following_no_links(root: &Dir, path: &std::path::Path) -> io::Result<cap_std::fs::File> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+    let fd = openat2(
+        root,
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
+    )?;
+    Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
+}
+
 /// Opens the directory `path` beneath `root`, refusing (`ELOOP`) if any component is a
 /// symbolic link: the kernel checks each as it walks (`RESOLVE_NO_SYMLINKS`).
 pub(super) fn open_dir_following_no_links(root: &Dir, path: &std::path::Path) -> io::Result<Dir> {

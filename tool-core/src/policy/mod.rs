@@ -389,11 +389,21 @@ impl Policy {
         if narrow(RuleList::Ask) {
             return ToolVerdict::DependsOnArguments;
         }
+        // Variables that change what runs are refused whatever else allows the call.
+        let allowed = if spec
+            .argument_kinds
+            .iter()
+            .any(|(_, kind)| *kind == ArgumentKind::Environment)
+        {
+            ToolVerdict::DependsOnArguments
+        } else {
+            ToolVerdict::Allowed
+        };
         if !rules.wide.allow.is_empty() {
-            return ToolVerdict::Allowed;
+            return allowed;
         }
         match rules.by_mode {
-            Decision::Allow => ToolVerdict::Allowed,
+            Decision::Allow => allowed,
             _ if narrow(RuleList::Allow) => ToolVerdict::DependsOnArguments,
             Decision::Ask(reason) => ToolVerdict::Asks(reason),
             Decision::Deny(reason) => ToolVerdict::Denied(reason),

@@ -269,3 +269,30 @@ fn tool_verdicts_summarize_a_tool_for_listings() {
         ToolVerdict::Asks(_)
     ));
 }
+
+#[test]
+fn a_tool_taking_variables_is_never_listed_as_allowed_outright() {
+    let exec = ToolSpec {
+        argument_kinds: vec![("env".to_owned(), ArgumentKind::Environment)],
+        ..unannotated("exec")
+    };
+    let policy = Policy::builder().allow("exec").build().unwrap();
+    assert_eq!(policy.verdict_for_tool(&exec), ToolVerdict::DependsOnArguments);
+    assert_eq!(
+        kind(&decide(
+            &policy,
+            &exec,
+            json!({"env": {"LD_PRELOAD": "/tmp/x.so"}})
+        )),
+        "deny"
+    );
+    assert_eq!(
+        kind(&decide(&policy, &exec, json!({"env": {"GREETING": "hi"}}))),
+        "allow"
+    );
+    let read_only = Policy::builder().mode(PolicyMode::ReadOnly).build().unwrap();
+    assert!(matches!(
+        read_only.verdict_for_tool(&exec),
+        ToolVerdict::Denied(_)
+    ));
+}

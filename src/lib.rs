@@ -141,6 +141,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets `#[tool]` name this crate `::agent_tools` in its own tests, examples and benches.
 extern crate self as agent_tools;

@@ -37,6 +37,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // A build with some of the families compiles shared helpers (file kinds, text formats,
 // the configuration) of which only the others use some parts; the full build (`all`),
 // which CI lints with `-D warnings`, keeps every lint.

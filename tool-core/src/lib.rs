@@ -14,6 +14,8 @@
 //! Most applications use this crate through the `agent-tools` facade.
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets `#[tool]` name this crate `::tool_core` from inside it as well (its tests).
 extern crate self as tool_core;

@@ -75,6 +75,8 @@
 //! restart behind a load balancer loses no call.
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod authorized;
 mod caller_wire;

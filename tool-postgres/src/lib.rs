@@ -15,6 +15,8 @@
 //! connects ([`migrate()`]).
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod audit;
 mod error;

@@ -16,6 +16,8 @@
 //! and each package holds its own files.
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod similarity;
 mod tool_name;

@@ -42,6 +42,8 @@
 //! PostgreSQL, not this one.
 
 #![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod audit;
 mod context;

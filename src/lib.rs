@@ -52,6 +52,9 @@
 //!
 //! ## Dependencies
 //!
+//! The crates need Rust 1.95 or newer (their `rust-version`; CI lints with that
+//! toolchain).
+//!
 //! Argument structs derive serde's `Deserialize` and schemars' `JsonSchema`, and tools
 //! run on Tokio, so a crate of tools depends on those too — at the major versions this
 //! crate uses (serde 1 and schemars 1: a `JsonSchema` of schemars 0.8 is another trait,

@@ -44,6 +44,7 @@ mod rule;
 mod seen;
 mod shell;
 mod value;
+mod variables;
 
 use std::fmt;
 use std::path::Path;
@@ -56,7 +57,7 @@ use crate::{ArgumentKind, ToolSpec};
 pub use explain::{Explanation, SeenArgument, Verdict};
 use rule::Rule;
 use seen::Seen;
-pub use shell::is_dangerous_variable;
+pub use variables::is_dangerous_variable;
 
 /// What a policy does with calls no rule decides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -247,9 +248,7 @@ impl PolicyBuilder {
 
     /// The policy, or an error naming every rule that does not parse.
     pub fn build(self) -> Result<Policy, PolicyError> {
-        let workspace = self
-            .workspace
-            .map(|root| Arc::from(root.canonicalize().unwrap_or(root)));
+        let workspace = self.workspace.map(canonical);
         let mut inner = PolicyInner {
             mode: self.mode,
             rules: Lists::default(),
@@ -325,7 +324,7 @@ impl Policy {
                 mode: self.inner.mode,
                 rules: self.inner.rules.clone(),
                 examples: self.inner.examples.clone(),
-                workspace: Some(Arc::from(root.canonicalize().unwrap_or(root))),
+                workspace: Some(canonical(root)),
             }),
         }
     }
@@ -338,6 +337,12 @@ impl Policy {
     /// The rules that name tool `spec`, grouped for its calls to check, and what the mode
     /// does with it.
     pub(crate) fn rules_for(&self, spec: &ToolSpec) -> ToolRules {
+        self.grouped_rules(spec, false)
+    }
+
+    /// [`rules_for`](Self::rules_for); with `every_kind`, also the arguments with a kind
+    /// that no rule names, for an explanation to show.
+    fn grouped_rules(&self, spec: &ToolSpec, every_kind: bool) -> ToolRules {
         let name = &spec.name;
         let mut rules = ToolRules {
             wide: Lists::default(),
@@ -362,9 +367,9 @@ impl Policy {
         }
         // Arguments no rule names need no look, except variables, which are checked
         // whatever the rules say.
-        rules
-            .arguments
-            .retain(|group| group.kind == Some(ArgumentKind::Environment) || !group.rules.is_empty());
+        rules.arguments.retain(|group| {
+            every_kind || group.kind == Some(ArgumentKind::Environment) || !group.rules.is_empty()
+        });
         rules
     }
 
@@ -445,7 +450,7 @@ impl Policy {
                 return decision(Decision::Deny(Reason::rule(RuleList::Deny, rule)));
             }
             if group.kind == Some(ArgumentKind::Environment) {
-                let refused = dangerous_variables(seen.variables(), &group.rules.allow);
+                let refused = variables::refused(seen.variables(), &group.rules.allow);
                 if !refused.is_empty() {
                     return decision(Decision::Deny(Reason {
                         by: DecidedBy::Variables { names: refused },
@@ -528,11 +533,7 @@ impl Policy {
     /// # Ok::<(), tool_core::PolicyError>(())
     /// ```
     pub fn explain(&self, spec: &ToolSpec, arguments: &Value) -> Explanation {
-        let mut rules = self.rules_for(spec);
-        // Show every argument with a kind, even those no rule names.
-        for (argument, kind) in &spec.argument_kinds {
-            rules.group(argument).kind = Some(*kind);
-        }
+        let rules = self.grouped_rules(spec, true);
         let mut seen_arguments = Vec::new();
         let (decision, by_mode) = Self::decide_seeing(&rules, arguments, |group, seen| {
             seen_arguments.push(SeenArgument::new(
@@ -613,18 +614,9 @@ impl PinnedPaths {
     }
 }
 
-/// The dangerous variables among `names` that no allow rule in `allow` names exactly.
-fn dangerous_variables(names: &[&str], allow: &[Rule]) -> Vec<String> {
-    names
-        .iter()
-        .filter(|name| is_dangerous_variable(name))
-        .filter(|name| {
-            !allow
-                .iter()
-                .any(|rule| rule.glob().and_then(glob::Glob::literal) == Some(**name))
-        })
-        .map(|name| (*name).to_owned())
-        .collect()
+/// A workspace root as paths under it resolve: canonical, when it exists.
+fn canonical(root: std::path::PathBuf) -> Arc<Path> {
+    Arc::from(root.canonicalize().unwrap_or(root))
 }
 
 /// The value of the top-level argument `name`. Arguments are a handful of keys, and

@@ -22,11 +22,12 @@ use crate::ArgumentKind;
 /// One argument's value, as rules see it.
 pub(crate) enum Seen<'a> {
     Plain(ValueForms<'a>),
-    Command(Script),
+    Command(Script<'a>),
     Path {
         written: ValueForms<'a>,
         landing: Landing,
-        root: Option<&'a Path>,
+        /// An `Inside` landing as an absolute path, when the workspace is known.
+        absolute: Option<String>,
     },
     Url {
         written: &'a str,
@@ -40,11 +41,20 @@ impl<'a> Seen<'a> {
     pub(crate) fn of(value: &'a Value, kind: Option<ArgumentKind>, root: Option<&'a Path>) -> Self {
         match (kind, value) {
             (Some(ArgumentKind::ShellCommand), Value::String(text)) => Seen::Command(Script::parse(text)),
-            (Some(ArgumentKind::WorkspacePath), Value::String(text)) => Seen::Path {
-                written: ValueForms::of(value),
-                landing: resolve(text, root),
-                root,
-            },
+            (Some(ArgumentKind::WorkspacePath), Value::String(text)) => {
+                let landing = resolve(text, root);
+                let absolute = match (&landing, root) {
+                    (Landing::Inside(relative), Some(root)) => {
+                        Some(root.join(relative).to_string_lossy().into_owned())
+                    }
+                    _ => None,
+                };
+                Seen::Path {
+                    written: ValueForms::of(value),
+                    landing,
+                    absolute,
+                }
+            }
             (Some(ArgumentKind::Url), Value::String(text)) => Seen::Url {
                 written: text,
                 parsed: url::Url::parse(text).ok().map(String::from),
@@ -78,13 +88,12 @@ impl<'a> Seen<'a> {
             Seen::Path {
                 written,
                 landing,
-                root,
+                absolute,
             } => {
                 written.any(matches)
                     || match landing {
                         Landing::Inside(relative) => {
-                            matches(relative)
-                                || root.is_some_and(|root| matches(&root.join(relative).to_string_lossy()))
+                            matches(relative) || absolute.as_deref().is_some_and(matches)
                         }
                         Landing::Outside(absolute) => matches(absolute),
                         // A path that cannot be resolved could land anywhere.
@@ -114,7 +123,7 @@ impl<'a> Seen<'a> {
             }),
             Seen::Command(script) => script.allowed_by(any_rule),
             Seen::Path { landing, .. } => match landing {
-                Landing::Inside(relative) | Landing::Outside(relative) => any_rule(relative),
+                Landing::Inside(path) | Landing::Outside(path) => any_rule(path),
                 Landing::Unresolvable => false,
             },
             Seen::Url { parsed, .. } => parsed.as_deref().is_some_and(any_rule),
@@ -129,7 +138,7 @@ impl<'a> Seen<'a> {
             Seen::Path {
                 written,
                 landing: Landing::Inside(relative),
-                root: Some(_),
+                absolute: Some(_),
             } if !relative.is_empty() => Some((written.raw(), relative)),
             _ => None,
         }

@@ -24,7 +24,8 @@
 //! `( )`, `[[ ]]`, functions), `&`, a command or process substitution, an arithmetic
 //! expansion, a variable or brace expansion in the command name, `eval`, `source`, a
 //! shell's `-c`, a here-document or here-string feeding a shell or interpreter, an
-//! assignment to a variable that changes what a program runs ([`is_dangerous_variable`]),
+//! assignment to a variable that changes what a program runs
+//! ([`is_dangerous_variable`](crate::is_dangerous_variable)),
 //! output redirected anywhere but `/dev/null`, `/dev/stdout`, `/dev/stderr` or a plain
 //! relative path in the workspace outside `.git`, and a script that does not parse.
 //!
@@ -37,10 +38,11 @@ mod walk;
 mod words;
 
 use super::value::cut_commands;
-pub use walk::is_dangerous_variable;
 
 /// Longer scripts are not parsed (they fall to the mode, and deny rules see their text
-/// cut at operators): the parser recurses, and a model's script is rarely this long.
+/// cut at operators): the parser recurses, and a model's script is rarely this long. The
+/// limits hold for every script read, nested ones too: a script inside `sh -c $'…'` is
+/// decoded first, and its nesting does not show in the text as written.
 const MAX_PARSED_LEN: usize = 64 * 1024;
 
 /// Deeper nesting of brackets is not parsed, for the same reason.
@@ -48,58 +50,44 @@ const MAX_NESTING: usize = 64;
 
 /// A shell command value, parsed: what rules over it see.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Script {
+pub(crate) struct Script<'a> {
+    /// The script as written, which deny and ask rules see too.
+    text: &'a str,
     /// Every simple command, in the order they appear, nested ones included.
     commands: Vec<String>,
-    /// What deny and ask rules see besides `commands`: the text as written, commands
-    /// without their wrappers, by their name's last segment.
+    /// What else deny and ask rules see: commands without their wrappers, by their
+    /// name's last segment, scripts that were not read.
     also: Vec<String>,
     /// Why no allow rule can see through the script, if one cannot.
     opaque: Option<String>,
 }
 
-impl Script {
+impl<'a> Script<'a> {
     /// Parses `text`.
-    pub(crate) fn parse(text: &str) -> Self {
-        if text.len() > MAX_PARSED_LEN || nesting(text) > MAX_NESTING {
-            return Self::unparsed(text, "it is too long or too deeply nested to be read".to_owned());
-        }
+    pub(crate) fn parse(text: &'a str) -> Self {
         let mut walk = walk::Walk::default();
         match walk.script(text) {
-            Ok(()) => {
-                let walk::Walk {
-                    commands,
-                    mut also,
-                    opaque,
-                    ..
-                } = walk;
-                also.push(text.to_owned());
-                Self {
-                    commands,
-                    also,
-                    opaque,
-                }
-            }
-            Err(problem) => Self::unparsed(text, problem),
+            Ok(()) => Self {
+                text,
+                commands: walk.commands,
+                also: walk.also,
+                opaque: walk.opaque,
+            },
+            // Deny rules see the text cut at every operator character, and no allow
+            // rule applies.
+            Err(problem) => Self {
+                text,
+                commands: Vec::new(),
+                also: rough_commands(text).collect(),
+                opaque: Some(format!("the command does not parse: {problem}")),
+            },
         }
     }
 
-    /// A script the parser could not read: deny rules see its text and the text cut at
-    /// every operator character, and no allow rule applies.
-    fn unparsed(text: &str, problem: String) -> Self {
-        let mut also = vec![text.to_owned()];
-        also.extend(rough_commands(text));
-        Self {
-            commands: Vec::new(),
-            also,
-            opaque: Some(format!("the command does not parse: {problem}")),
-        }
-    }
-
-    /// Whether a deny or ask rule's glob applies: it matches any simple command or the
-    /// text.
+    /// Whether a deny or ask rule's glob applies: it matches the text, a simple command
+    /// or another form of one.
     pub(crate) fn restricted_by(&self, matches: impl Fn(&str) -> bool) -> bool {
-        self.commands.iter().chain(&self.also).any(|form| matches(form))
+        matches(self.text) || self.commands.iter().chain(&self.also).any(|form| matches(form))
     }
 
     /// Whether allow rules apply: the script can be seen through, has a command, and
@@ -128,6 +116,11 @@ fn rough_commands(text: &str) -> impl Iterator<Item = String> + '_ {
         let renamed = (program != first).then(|| format!("{program} {rest}").trim_end().to_owned());
         std::iter::once(part.to_owned()).chain(renamed)
     })
+}
+
+/// Whether `text` is small and shallow enough to give the parser, which recurses.
+fn within_parse_limits(text: &str) -> bool {
+    text.len() <= MAX_PARSED_LEN && nesting(text) <= MAX_NESTING
 }
 
 /// The deepest nesting of `(`, `{` and `[` in `text`, quotes ignored (an upper bound).

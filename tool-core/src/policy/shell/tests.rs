@@ -133,3 +133,14 @@ fn nested_subshells_read_as_arithmetic_are_still_seen() {
         assert!(!transparent(script));
     }
 }
+
+#[test]
+fn a_script_nested_deep_only_once_decoded_is_not_parsed_either() {
+    // `$'\x28'` is `(`: the text as written is shallow, the script `sh -c` runs is not.
+    // Parsed, it overflowed the stack and aborted the process.
+    let deep = format!("sh -c $'{}ls{}'", "\\x28".repeat(5_000), "\\x29".repeat(5_000));
+    let script = Script::parse(&deep);
+    assert!(!script.allowed_by(|_| true));
+    // The decoded script was left unread: deny rules see it as text.
+    assert!(script.restricted_by(|form| form.starts_with("((((((((")));
+}

@@ -9,6 +9,7 @@ use brush_parser::ast::{
 use brush_parser::{Parser, ParserOptions};
 
 use super::words::Words;
+use crate::policy::variables::is_dangerous_variable;
 
 /// How deep scripts inside scripts (`$(…)`, `sh -c '…'`, `eval`) are read.
 const MAX_DEPTH: usize = 8;
@@ -58,87 +59,6 @@ const INTERPRETERS: &[&str] = &[
     "eval",
 ];
 
-/// Environment variables that change which program runs or what it loads: set by a
-/// script or passed in an argument of kind `Environment`, they could turn an allowed
-/// command into another one.
-///
-/// The names are matched exactly, and the prefixes `GIT_CONFIG`, `LD_`, `DYLD_` and
-/// `BASH_FUNC_` (exported bash functions) as prefixes.
-pub fn is_dangerous_variable(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "BASH_ENV",
-        "ENV",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "PS4",
-        "PROMPT_COMMAND",
-        "IFS",
-        "CDPATH",
-        "PATH",
-        "PYTHONSTARTUP",
-        "PYTHONPATH",
-        "PYTHONHOME",
-        "PYTHONINSPECT",
-        "PERL5OPT",
-        "PERL5LIB",
-        "PERLLIB",
-        "RUBYOPT",
-        "RUBYLIB",
-        "NODE_OPTIONS",
-        "NODE_PATH",
-        "JAVA_TOOL_OPTIONS",
-        "_JAVA_OPTIONS",
-        "JDK_JAVA_OPTIONS",
-        "PAGER",
-        "MANPAGER",
-        "GIT_PAGER",
-        "EDITOR",
-        "VISUAL",
-        "GIT_EDITOR",
-        "GIT_SEQUENCE_EDITOR",
-        "GIT_SSH",
-        "GIT_SSH_COMMAND",
-        "GIT_ASKPASS",
-        "SSH_ASKPASS",
-        "SUDO_ASKPASS",
-        "GIT_EXEC_PATH",
-        "GIT_EXTERNAL_DIFF",
-        "GIT_PROXY_COMMAND",
-        "GIT_TEMPLATE_DIR",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "CARGO_BUILD_RUSTC_WRAPPER",
-        "RUSTC_WRAPPER",
-        "RUSTC",
-        "CARGO_HOME",
-        "RUSTUP_TOOLCHAIN",
-        "CC",
-        "CXX",
-        "MAKEFLAGS",
-        "NPM_CONFIG_SCRIPT_SHELL",
-        "BROWSER",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "TERMINFO",
-        "HOME",
-        "XDG_CONFIG_HOME",
-        "ZDOTDIR",
-        "INPUTRC",
-        "GCONV_PATH",
-        "HOSTALIASES",
-        "LOCPATH",
-        "NLSPATH",
-        "MALLOC_CHECK_",
-        "OPENSSL_CONF",
-        "SSL_CERT_FILE",
-    ];
-    const PREFIXES: &[&str] = &["GIT_CONFIG", "LD_", "DYLD_", "BASH_FUNC_", "NPM_CONFIG_"];
-    EXACT.contains(&name) || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
-}
-
 /// What the walk has found so far.
 #[derive(Debug, Default)]
 pub(super) struct Walk {
@@ -151,6 +71,9 @@ pub(super) struct Walk {
 impl Walk {
     /// Reads `text` as a script; the error is the parser's.
     pub(super) fn script(&mut self, text: &str) -> Result<(), String> {
+        if !super::within_parse_limits(text) {
+            return Err("it is too long or too deeply nested to be read".to_owned());
+        }
         let options = ParserOptions::default();
         let mut parser = Parser::new(text.as_bytes(), &options);
         let program = parser.parse_program().map_err(|error| error.to_string())?;
@@ -168,20 +91,22 @@ impl Walk {
     }
 
     /// A script inside the script (a substitution, `sh -c`, `eval`): its commands count
-    /// for deny rules; one the parser cannot read is seen as text cut at operators.
+    /// for deny rules; one that is not read (it does not parse, or scripts nest too
+    /// deeply) is seen as its text and that text cut at operators.
     pub(super) fn nested(&mut self, text: &str) {
-        if self.depth >= MAX_DEPTH {
-            self.opaque(|| "scripts are nested too deeply to be read".to_owned());
-            self.also.push(text.to_owned());
-            return;
-        }
-        self.depth += 1;
-        if let Err(problem) = self.script(text) {
-            self.opaque(|| format!("a script inside it does not parse: {problem}"));
+        let read = if self.depth >= MAX_DEPTH {
+            Err("scripts are nested too deeply to be read".to_owned())
+        } else {
+            self.depth += 1;
+            let read = self.script(text);
+            self.depth -= 1;
+            read
+        };
+        if let Err(problem) = read {
+            self.opaque(|| format!("a script inside it is not read: {problem}"));
             self.also.push(text.to_owned());
             self.also.extend(super::rough_commands(text));
         }
-        self.depth -= 1;
     }
 
     fn list(&mut self, list: &CompoundList) {

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=${PROFILE:-dev}
-cargo build --quiet --profile "$profile" --bin agent-tools
+cargo build --quiet --profile "$profile" -p agent-tools-cli --bin agent-tools
 dir=$([ "$profile" = dev ] && echo debug || echo "$profile")
 bin="$PWD/target/$dir/agent-tools"
 

@@ -17,8 +17,8 @@
 
 use std::sync::Arc;
 
-use agent_tools::builtin_tools::agent::{AgentRunner, OpenAiCompatibleRunner};
-use agent_tools::builtin_tools::{self, BuiltinConfig};
+use agent_tools::builtins::agent::{AgentRunner, OpenAiCompatibleRunner};
+use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::{AuditEvent, AuditSink, CancellationToken, ToolRegistry};
 
 const SYSTEM_PROMPT: &str = "You are a careful assistant working in a software project. \
@@ -40,7 +40,7 @@ impl AuditSink for PrintCalls {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), agent_tools::builtin_tools::BoxError> {
+async fn main() -> Result<(), agent_tools::builtins::BoxError> {
     let task = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
     if task.trim().is_empty() {
         return Err(
@@ -59,7 +59,7 @@ async fn main() -> Result<(), agent_tools::builtin_tools::BoxError> {
         builder = builder.defer_all_except(["read_file", "list_dir", "file_search"]);
     }
     let registry = builder.build();
-    let names = builtin_tools::register_all(&registry, None, &BuiltinConfig::default())?;
+    let names = builtins::register_all(&registry, None, &BuiltinConfig::default())?;
     eprintln!("tools: {}", names.join(", "));
 
     let cancel = CancellationToken::new();

@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use agent_tools::builtin_tools::{self, BuiltinConfig};
+use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::{JsonlAudit, ToolRegistry, tool};
 
 /// Count the words, lines and characters of a text.
@@ -36,7 +36,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let audit = JsonlAudit::open(std::env::temp_dir().join("agent-tools-mcp-example.jsonl"))?;
     let registry = ToolRegistry::builder().audit(audit).build();
     registry.register(WordCountTool)?;
-    let names = builtin_tools::register_all(&registry, workspace, &BuiltinConfig::default())?;
+    let names = builtins::register_all(&registry, workspace, &BuiltinConfig::default())?;
     eprintln!("serving word_count and {} built-in tools over stdio", names.len());
     agent_tools::mcp::serve_stdio(registry).await?;
     Ok(())

@@ -150,10 +150,7 @@
 // Lets `#[tool]` name this crate `::agent_tools` in its own tests, examples and benches.
 extern crate self as agent_tools;
 
-#[cfg(feature = "cli")]
-pub mod cli;
-
-pub use tool_core::*;
+pub use agent_tools_core::*;
 
 /// Turns an `async fn` (or a plain `fn`, which runs on Tokio's blocking pool) into a
 /// tool: generates `<PascalName>Tool`, which implements [`TypedTool`]; see [Writing
@@ -220,28 +217,36 @@ pub use tool_core::*;
 /// assert_eq!(spec.annotations.destructive, Some(true));
 /// assert_eq!(spec.max_concurrency, Some(1));
 /// ```
-pub use tool_macros::tool;
-pub use tool_macros::toolset;
+pub use agent_tools_macros::tool;
+pub use agent_tools_macros::toolset;
 
 /// The built-in agent tools: one Cargo feature per family (`fs`, `shell`, `web`, `memory`,
 /// `agent`, `screen`, `media`; `builtins` for all).
-#[cfg(feature = "builtin-tools")]
-pub use builtin_tools;
+#[cfg(any(
+    feature = "fs",
+    feature = "shell",
+    feature = "web",
+    feature = "memory",
+    feature = "agent",
+    feature = "screen",
+    feature = "media"
+))]
+pub use agent_tools_builtins as builtins;
 
 /// MCP: serve a registry to MCP clients ([`serve_stdio`](mcp::serve_stdio),
 /// [`serve_http`](mcp::serve_http)) and mount MCP servers' tools into a registry.
 #[cfg(feature = "mcp")]
-pub use tool_mcp as mcp;
+pub use agent_tools_mcp as mcp;
 
 /// PostgreSQL: the connection pool the memory store uses, and the audit log in a table
 /// ([`PostgresAudit`](postgres::PostgresAudit)).
 #[cfg(feature = "postgres")]
-pub use tool_postgres as postgres;
+pub use agent_tools_postgres as postgres;
 
 /// OpenTelemetry: a GenAI `execute_tool` span per call ([`OtelTracer`](telemetry::OtelTracer))
 /// and audit events as OTLP log records ([`OtlpAudit`](telemetry::OtlpAudit)).
 #[cfg(feature = "telemetry")]
-pub use tool_telemetry as telemetry;
+pub use agent_tools_telemetry as telemetry;
 
 /// The examples in README.md, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

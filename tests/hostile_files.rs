@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use agent_tools::builtin_tools::Builtins;
-use agent_tools::builtin_tools::Workspace;
+use agent_tools::builtins::Builtins;
+use agent_tools::builtins::Workspace;
 use agent_tools::{ToolCall, ToolRegistry, ToolResult};
 use serde_json::{Value, json};
 

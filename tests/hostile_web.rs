@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_tools::builtin_tools::Builtins;
-use agent_tools::builtin_tools::Workspace;
-use agent_tools::builtin_tools::web::FetchConfig;
+use agent_tools::builtins::Builtins;
+use agent_tools::builtins::Workspace;
+use agent_tools::builtins::web::FetchConfig;
 use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
 
 #[path = "support/hostile_pages.rs"]

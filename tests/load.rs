@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_tools::builtin_tools::{self, BuiltinConfig};
+use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::{
     AuditEvent, DynamicTool, JsonlAudit, Outcome, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, tool,
 };
@@ -176,7 +176,7 @@ async fn ten_thousand_calls_at_256_concurrency_audit_every_call_once_in_flat_mem
         .build();
     let mut config = BuiltinConfig::default();
     config.memory.path = Some(dir.path().join("memory.db"));
-    let names = builtin_tools::register_all(&registry, Some(root.clone()), &config).unwrap();
+    let names = builtins::register_all(&registry, Some(root.clone()), &config).unwrap();
     for expected in [
         "read_file",
         "write_file",

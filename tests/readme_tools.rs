@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use agent_tools::builtin_tools::Workspace;
-use agent_tools::builtin_tools::agent::LocalSubagents;
-use agent_tools::builtin_tools::media::{MediaConfig, WebhookSender};
-use agent_tools::builtin_tools::web::SearchConfig;
-use agent_tools::builtin_tools::{Builtins, memory::MemoryStore};
+use agent_tools::builtins::Workspace;
+use agent_tools::builtins::agent::LocalSubagents;
+use agent_tools::builtins::media::{MediaConfig, WebhookSender};
+use agent_tools::builtins::web::SearchConfig;
+use agent_tools::builtins::{Builtins, memory::MemoryStore};
 use agent_tools::{BoxFuture, ToolRegistry, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -22,7 +22,7 @@ fn all_tools(root: &std::path::Path) -> ToolRegistry {
     let runner = |_: String,
                   _: ToolRegistry,
                   _: CancellationToken|
-     -> BoxFuture<'static, Result<String, agent_tools::builtin_tools::BoxError>> {
+     -> BoxFuture<'static, Result<String, agent_tools::builtins::BoxError>> {
         Box::pin(async { Ok(String::new()) })
     };
     let memory = MemoryStore::open(root.join(".agent-tools/memory.db")).unwrap();

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use agent_tools::builtin_tools::{self, BuiltinConfig};
+use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 use agent_tools::{DynamicTool, ToolCall, ToolError, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
@@ -212,6 +212,6 @@ pub(crate) fn builtins(registry: &ToolRegistry, dir: &Path) {
     let env = move |name: &str| (name == "XDG_DATA_HOME").then(|| data.display().to_string());
     let workspace = dir.join("ws");
     std::fs::create_dir_all(&workspace).expect("a workspace");
-    builtin_tools::register_all_with_env(registry, Some(workspace), &BuiltinConfig::default(), &env)
+    builtins::register_all_with_env(registry, Some(workspace), &BuiltinConfig::default(), &env)
         .expect("the built-in tools register");
 }

@@ -2,7 +2,7 @@
 //!
 //! The input gives a file (arbitrary bytes, mostly UTF-8 text with LF, CRLF and stray CR
 //! line breaks) and one to three text edits whose `old_text` is often cut from the file
-//! itself. The real tool function (`builtin_tools::fs::__fuzz::edit_file`, what the
+//! itself. The real tool function (`builtins::fs::__fuzz::edit_file`, what the
 //! registry's `edit_file` tool runs) applies them to a file in a temporary workspace.
 //!
 //! Checked, against a model written here from the tool's documentation:
@@ -21,11 +21,11 @@ use std::fs;
 use std::path::Path;
 
 use arbitrary::{Result, Unstructured};
-use builtin_tools::fs::__fuzz::edit_file;
-use builtin_tools::fs::EditFileArgs;
+use builtins::fs::__fuzz::edit_file;
+use builtins::fs::EditFileArgs;
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use builtin_tools::Workspace;
+use builtins::Workspace;
 
 const FILE: &str = "dir/file.txt";
 

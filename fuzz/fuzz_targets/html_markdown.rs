@@ -4,15 +4,15 @@
 //! The first byte picks the `Content-Type` (HTML with and without a charset, XHTML,
 //! none, so the bytes are sniffed; a few non-HTML types) and the format (Markdown or
 //! plain text); the rest is the body. Runs through
-//! `builtin_tools::web::__fuzz::render_body`, the classification and conversion
+//! `builtins::web::__fuzz::render_body`, the classification and conversion
 //! `web_fetch` applies after a fetch.
 //!
 //! Checked: no panic, and (run with `-timeout=5 -max_len=65536`) bounded time.
 
 #![no_main]
 
-use builtin_tools::web::__fuzz::render_body;
-use builtin_tools::web::FetchFormat;
+use builtins::web::__fuzz::render_body;
+use builtins::web::FetchFormat;
 use libfuzzer_sys::fuzz_target;
 
 const CONTENT_TYPES: &[Option<&str>] = &[

@@ -34,7 +34,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::symlink;
 use std::path::{Component, Path, PathBuf};
 
-use builtin_tools::{Workspace, WriteMode};
+use builtins::{Workspace, WriteMode};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
@@ -211,7 +211,7 @@ impl ModeBits for fs::Permissions {
 
 /// Whether walking `relative` never goes above its start (and it is relative).
 ///
-/// Deliberately written again rather than calling `tool_core`'s own check: this is the
+/// Deliberately written again rather than calling `agent_tools_core`'s own check: this is the
 /// oracle the library is judged by, so it must not share the library's code.
 fn stays_below(relative: &Path) -> bool {
     let mut depth = 0usize;

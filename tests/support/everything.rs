@@ -7,7 +7,11 @@ use std::path::PathBuf;
 
 /// Where `scripts/npm-tools` installs Node 22 and the npm packages the tests run.
 pub(crate) fn npm_modules() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/npm-tools/node_modules")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .expect("the workspace root")
+        .join("target/npm-tools/node_modules")
 }
 
 /// The everything server's command line (stdio), from `target/npm-tools`.

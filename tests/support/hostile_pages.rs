@@ -1,7 +1,7 @@
 //! Pages built to break an HTML converter: nesting a hundred thousand deep of each kind
 //! of element a converter treats differently, a million elements side by side, and
 //! attributes of megabytes. Shared with `#[path]` by `tests/hostile_web.rs` and the
-//! `html` bench of `builtin-tools`.
+//! `html` bench of `agent-tools-builtins`.
 
 /// Depth of the nested pages: the "at least 10^5".
 pub(crate) const DEPTH: usize = 100_000;

@@ -102,8 +102,14 @@ impl Drop for Nginx {
 /// `deploy/nginx.conf`, the configuration the README documents, with `replicas` and
 /// `port` in place of its example addresses.
 fn documented_config(port: u16, replicas: &[String]) -> String {
-    let documented = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/nginx.conf"))
-        .expect("deploy/nginx.conf");
+    let documented = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .find(|dir| dir.join("Cargo.lock").is_file())
+            .expect("the workspace root")
+            .join("deploy/nginx.conf"),
+    )
+    .expect("deploy/nginx.conf");
     let example_servers = "    server 127.0.0.1:8081 max_fails=1 fail_timeout=10s;\n    server 127.0.0.1:8082 max_fails=1 fail_timeout=10s;\n";
     let example_listen = "listen 127.0.0.1:8080;";
     assert!(

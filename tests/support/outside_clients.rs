@@ -13,6 +13,9 @@ use tokio::io::AsyncWriteExt as _;
 /// The repository's `target/`, where the scripts install (whatever CARGO_TARGET_DIR says).
 fn tools_dir(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .expect("the workspace root")
         .join("target")
         .join(name)
 }
@@ -69,7 +72,11 @@ const CLIENT_DEADLINE: Duration = Duration::from_secs(240);
 /// Runs the Python SDK's `Client` on `plan` (see `python_client.py`) and returns its
 /// report. Fails the test, with the client's stderr, when it does not finish cleanly.
 pub(crate) async fn python_client(plan: &Value, cwd: &Path) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/python_client.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .expect("the workspace root")
+        .join("tests/support/python_client.py");
     let mut child = tokio::process::Command::new(python())
         .arg(script)
         .current_dir(cwd)

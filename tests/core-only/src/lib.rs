@@ -1,9 +1,9 @@
-//! `#[tool]` and `#[toolset]` in a crate that depends on `tool-core` (renamed
+//! `#[tool]` and `#[toolset]` in a crate that depends on `agent-tools-core` (renamed
 //! `core_tools`) instead of the facade.
 
 use std::sync::Arc;
 
-use tool_macros::{tool, toolset};
+use agent_tools_macros::{tool, toolset};
 
 /// Count the words in a text.
 #[tool(read_only)]

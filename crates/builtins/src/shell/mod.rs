@@ -1,0 +1,295 @@
+//! `exec`: run a shell command in the workspace, under a kernel sandbox, with a time
+//! limit, bounded output and a scrubbed environment.
+//!
+//! What protects the machine is the sandbox ([`ExecSandbox`]: Landlock confines writes
+//! to the workspace and scopes signals, a seccomp filter refuses sockets and terminal
+//! input, no capabilities, and a PID namespace per command ends whatever it started) and
+//! the environment allow-list (secrets do not reach the command). The command guard
+//! ([`DEFAULT_DENY`]) only catches classic accidents and says it is not a boundary. See
+//! the module of each for why: `sandbox` has the table of what each layer stops and what
+//! it needs, `child` why the code between `fork` and `exec` allocates nothing.
+
+mod capture;
+mod child;
+mod command_guard;
+mod env;
+mod process;
+mod sandbox;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::{SetupError, Workspace};
+use agent_tools_core::{ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::process::Command;
+
+pub use command_guard::DEFAULT_DENY;
+pub use env::DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED;
+pub use sandbox::ExecSandbox;
+
+use capture::split_budget;
+use command_guard::CommandGuard;
+use process::{Ending, RunLimits};
+
+/// How `exec` runs commands.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExecConfig {
+    /// The shell, run as `<shell> -c <command>`. Default `/bin/sh`.
+    pub shell: PathBuf,
+    /// Time limit when the call does not give one. Default 60 s.
+    pub default_timeout: Duration,
+    /// Most output returned, stdout and stderr together. Default 30 KiB.
+    pub output_limit: usize,
+    /// Inherited variables passed besides [`DEFAULT_ENV_ALLOWED`]; the only way a
+    /// secret-looking name (`*KEY*`, `*TOKEN*`, …) reaches a command.
+    pub env_allow: Vec<String>,
+    /// Guard patterns (regular expressions) that refuse a command segment.
+    pub deny: Vec<String>,
+    /// Guard patterns that let a segment through despite a deny pattern.
+    pub allow: Vec<String>,
+    /// The sandbox. Default Landlock.
+    pub sandbox: ExecSandbox,
+    /// Refuse to run commands when the sandbox cannot be enforced. Default false: run
+    /// unconfined and say so in the output.
+    pub require_sandbox: bool,
+    /// Whether commands may use the network. When false the sandbox refuses every
+    /// socket but Unix (if allowed) and netlink ones: TCP, UDP (so DNS), raw, packet.
+    /// Default true.
+    pub network: bool,
+    /// Whether commands may use Unix sockets, named or abstract. When false (the default)
+    /// the sandbox refuses them, since a socket outside the workspace can act for the
+    /// command outside the sandbox (docker.sock is root; the user's D-Bus starts programs).
+    /// Allow them for commands that need e.g. docker.
+    pub unix_sockets: bool,
+    /// Let processes a command starts in the background outlive the call. Default false:
+    /// each command runs in its own PID namespace, and when it ends everything it started
+    /// ends with it (a background job, a double fork, a `setsid` child).
+    pub keep_background: bool,
+    /// How long a command gets between SIGTERM and SIGKILL. Default 1 s.
+    pub kill_grace: Duration,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        Self {
+            shell: PathBuf::from("/bin/sh"),
+            default_timeout: Duration::from_secs(60),
+            output_limit: 30 * 1024,
+            env_allow: Vec::new(),
+            deny: DEFAULT_DENY.iter().map(ToString::to_string).collect(),
+            allow: Vec::new(),
+            sandbox: ExecSandbox::Landlock,
+            require_sandbox: false,
+            network: true,
+            unix_sockets: false,
+            keep_background: false,
+            kill_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+/// An environment variable for the command.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct EnvVar {
+    /// The variable's name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+}
+
+/// Arguments of `exec`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ExecArgs {
+    /// The command line, run by `sh -c` in the workspace. Stdin is empty.
+    pub command: String,
+    /// Directory to run in, relative to the workspace root. Default: the root.
+    pub working_dir: Option<String>,
+    /// Seconds before the command and everything it started are stopped. Default 60.
+    #[schemars(range(min = 1, max = 600))]
+    pub timeout_secs: Option<u32>,
+    /// Extra environment variables for the command.
+    pub env: Option<Vec<EnvVar>>,
+}
+
+/// The exec tool's configuration, checked once.
+#[derive(Debug, Clone)]
+pub(crate) struct Exec {
+    config: ExecConfig,
+    guard: CommandGuard,
+}
+
+impl Exec {
+    /// Checks the configuration (guard patterns must compile).
+    pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
+        let guard = CommandGuard::new(&config.deny, &config.allow)?;
+        Ok(Self { config, guard })
+    }
+}
+
+/// Runs a command and reports how it ended and what it printed.
+///
+/// A command that exits, with any exit code, is a normal result: a failing `grep` or test
+/// run is information for the model, not a failure of the tool. A command stopped by its
+/// time limit or by cancellation is an error result (audit outcome `timeout` or
+/// `cancelled`) that still carries the output so far.
+pub(crate) async fn exec(
+    ws: &Workspace,
+    exec: &Exec,
+    args: ExecArgs,
+    ctx: &ToolContext,
+) -> Result<String, ToolError> {
+    let config = &exec.config;
+    exec.guard.check(&args.command).map_err(ToolError::new)?;
+    let working_dir = working_dir(ws, args.working_dir.as_deref())?;
+    let temp = tempfile::Builder::new()
+        .prefix("agent-tools-exec-")
+        .tempdir()
+        .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
+    let writable = [ws.root(), temp.path()];
+    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
+    let command = command(config, &args, &working_dir, temp.path())?;
+    let limit = TimeLimit::of(config, args.timeout_secs, ctx);
+    let limits = RunLimits {
+        timeout: limit.duration,
+        kill_grace: config.kill_grace,
+        output_limit: config.output_limit,
+        cancel: ctx.cancellation().clone(),
+    };
+    let finished = process::run(command, prepared.plan, limits)
+        .await
+        .map_err(|error| ToolError::new(format!("cannot run `{}`: {error}", config.shell.display())))?;
+    let text = render(&finished, &limit, config.output_limit, prepared.note.as_deref());
+    match finished.ending {
+        Ending::Exited(_) => Ok(text),
+        Ending::TimedOut => Err(ToolError::timed_out(text)),
+        Ending::Cancelled => Err(ToolError::cancelled_with(text)),
+    }
+}
+
+/// How long a command may run: what the call asked for (or the default), cut short so that
+/// it ends — and its output is returned — before the registry's deadline for the call.
+struct TimeLimit {
+    duration: Duration,
+    /// The registry's deadline made it shorter than asked.
+    by_deadline: bool,
+}
+
+impl TimeLimit {
+    /// Time kept back from the deadline to stop the command and collect its output.
+    const WIND_DOWN: Duration = Duration::from_millis(250);
+
+    fn of(config: &ExecConfig, timeout_secs: Option<u32>, ctx: &ToolContext) -> Self {
+        let asked = timeout_secs.map_or(config.default_timeout, |secs| Duration::from_secs(secs.into()));
+        let wind_down = config.kill_grace + process::DRAIN + Self::WIND_DOWN;
+        let left = ctx.deadline().map(|deadline| {
+            deadline
+                .saturating_duration_since(std::time::Instant::now())
+                .saturating_sub(wind_down)
+        });
+        match left {
+            Some(left) if left < asked => Self {
+                duration: left,
+                by_deadline: true,
+            },
+            _ => Self {
+                duration: asked,
+                by_deadline: false,
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        let shown = humantime::format_duration(Duration::from_secs(self.duration.as_secs().max(1)));
+        if self.by_deadline {
+            format!("{shown} (the time left for this call)")
+        } else {
+            shown.to_string()
+        }
+    }
+}
+
+/// The absolute directory to run in, checked to be a directory inside the workspace.
+fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError> {
+    let relative = ws.relative_path(given.unwrap_or("."))?;
+    let shown = Workspace::display(&relative);
+    let canonical = ws
+        .dir()
+        .canonicalize(&relative)
+        .map_err(|error| ws.io_error(&relative, error))?;
+    if !ws.dir().is_dir(&canonical) {
+        return Err(ToolError::new(format!("`{shown}` is not a directory")));
+    }
+    let below_root = canonical
+        .components()
+        .filter(|part| !matches!(part, std::path::Component::CurDir));
+    Ok(below_root.fold(ws.root().to_path_buf(), |dir, part| dir.join(part)))
+}
+
+fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Result<Command, ToolError> {
+    let mut command = Command::new(&config.shell);
+    command.arg("-c").arg(&args.command).current_dir(dir).env_clear();
+    command.envs(env::inherited(std::env::vars(), &config.env_allow));
+    command.env("TMPDIR", temp).env("PWD", dir);
+    for var in args.env.iter().flatten() {
+        env::check_name(&var.name).map_err(ToolError::new)?;
+        command.env(&var.name, &var.value);
+    }
+    Ok(command)
+}
+
+/// `exit code: 0` (or how it ended), then stdout and stderr within the output limit.
+fn render(
+    finished: &process::Finished,
+    limit: &TimeLimit,
+    output_limit: usize,
+    note: Option<&str>,
+) -> String {
+    let mut out = match finished.ending {
+        Ending::Exited(status) => ended(status),
+        Ending::TimedOut => format!(
+            "timed out after {}; the command and everything it started were stopped. Output so far:",
+            limit.describe()
+        ),
+        Ending::Cancelled => {
+            "cancelled; the command and everything it started were stopped. Output so far:".to_owned()
+        }
+    };
+    out.push('\n');
+    if let Some(note) = note {
+        out.push_str(&format!("[{note}]\n"));
+    }
+    let (stdout, stderr) = (&finished.stdout, &finished.stderr);
+    let (stdout_budget, stderr_budget) = split_budget(output_limit, stdout.total(), stderr.total());
+    for (name, stream, budget) in [
+        ("stdout", stdout, stdout_budget),
+        ("stderr", stderr, stderr_budget),
+    ] {
+        if stream.total() > 0 {
+            let text = stream.render(budget);
+            out.push_str(&format!("--- {name} ---\n{}", text));
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    if stdout.total() == 0 && stderr.total() == 0 {
+        out.push_str("(no output)\n");
+    }
+    out
+}
+
+fn ended(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code: {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "ended".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

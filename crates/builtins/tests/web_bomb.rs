@@ -1,0 +1,129 @@
+//! A compression bomb against `web_fetch`: 1 GiB of `a`, gzipped to about 1 MB, served
+//! by a local server. The body must stop at the cap, and memory must stay near the cap:
+//! this test binary counts every allocation (it holds this one test, so nothing else
+//! allocates meanwhile) and checks the peak. The page is fetched through the registry, as
+//! a user's call is.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_tools_builtins::web::FetchConfig;
+use agent_tools_builtins::{Builtins, Workspace};
+use agent_tools_core::{ToolCall, ToolRegistry};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use axum::routing::get;
+use flate2::{Compress, Compression, FlushCompress};
+use futures_util::{StreamExt, stream};
+use serde_json::json;
+
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(size: usize) {
+    let now = IN_USE.fetch_add(size, Ordering::Relaxed) + size;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// Needs unsafe: counting allocations means being the global allocator, whose trait is
+// unsafe to implement.
+// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        grew(new_size);
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const MIB: usize = 1024 * 1024;
+
+/// 1 GiB of `a` as gzip: one deflate block of 1 MiB of `a` (about 1 KB compressed, ended
+/// by a sync flush so that it can be repeated), sent 1024 times. It has no trailer: a
+/// client that read it all would fail; one that caps it never gets there.
+fn gzip_bomb() -> Body {
+    let mut compress = Compress::new(Compression::best(), false);
+    let input = vec![b'a'; MIB];
+    let mut block = Vec::with_capacity(64 * 1024);
+    compress
+        .compress_vec(&input, &mut block, FlushCompress::Sync)
+        .unwrap();
+    assert_eq!(compress.total_in(), MIB as u64, "one call compresses it all");
+    assert!(block.len() < 8 * 1024, "{} bytes", block.len());
+    let header = Bytes::from_static(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    let blocks = stream::repeat(Bytes::from(block)).take(1024);
+    Body::from_stream(
+        stream::once(async { header })
+            .chain(blocks)
+            .map(Ok::<_, Infallible>),
+    )
+}
+
+#[tokio::test]
+async fn web_fetch_stops_a_compression_bomb_at_the_cap_with_bounded_memory() {
+    let app = Router::new().route(
+        "/bomb",
+        get(|| async {
+            (
+                [(CONTENT_TYPE, "text/plain"), (CONTENT_ENCODING, "gzip")],
+                gzip_bomb(),
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/bomb", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let config = FetchConfig::default()
+        .allow_private_network(true)
+        .max_body_bytes(4 * MIB);
+    let temp = tempfile::tempdir().unwrap();
+    let builtins = Builtins::builder(Workspace::open(temp.path()).unwrap())
+        .fetch(config)
+        .build()
+        .unwrap();
+    let registry = ToolRegistry::new();
+    Arc::new(builtins).register_all(&registry).unwrap();
+    let arguments = json!({"url": url, "max_chars": 1000});
+
+    let before = IN_USE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let result = registry.call(ToolCall::new("bomb", "web_fetch", arguments)).await;
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let text = result.text();
+
+    assert!(!result.is_error(), "{text}");
+    assert!(
+        text.contains("Body: truncated: the server sent more than 4.0 MB, only that much was read\n"),
+        "{text}"
+    );
+    assert!(text.contains("Content: characters 0-1000 of 4194304;"), "{text}");
+    assert!(
+        text.contains(&format!("---\n{}\n---", "a".repeat(1000))),
+        "{text}"
+    );
+    // The body, its decoded text and the client's buffers; nowhere near the 1 GiB inflated.
+    assert!(peak < 16 * MIB, "peak memory grew by {} MiB", peak / MIB);
+}

@@ -1,0 +1,254 @@
+//! `--mount`: other MCP servers' tools in the registry, for every subcommand, and
+//! unmounted again before the command exits.
+//!
+//! An HTTP server mounted without `--mount-token-env` that asks for OAuth gets a login:
+//! the user authorizes in a browser — the address is printed on stderr, and opened when
+//! stderr is a terminal — and the redirect comes back to a loopback port. The login is
+//! kept, refreshed, in `$XDG_STATE_HOME/agent-tools/oauth/` (else
+//! `~/.local/state/agent-tools/oauth/`), one file per server, readable by its owner only,
+//! so later commands need no browser.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agent_tools::ToolRegistry;
+use agent_tools::mcp::oauth::{FileTokenStore, LoopbackBrowser, OAuthClient};
+use agent_tools::mcp::{McpMount, McpServer, MountMcp as _, MountOptions};
+
+use super::{CliError, Io, MountArg, MountConfig, MountTarget, MountToken, env_token, status};
+
+/// The servers mounted for one command. [`unmount`](Self::unmount) must run before the
+/// process exits: a child server would otherwise outlive us, and an HTTP session stay open.
+pub(super) struct Mounted {
+    handles: Vec<McpMount>,
+    skipped: usize,
+}
+
+impl Mounted {
+    /// How many remote tools could not be mounted (each was named on stderr).
+    pub(super) fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// Removes the tools and closes each connection; a child process is asked to exit
+    /// and waited for (rmcp kills it if it does not).
+    pub(super) async fn unmount(self) {
+        for handle in self.handles {
+            handle.unmount().await;
+        }
+    }
+}
+
+/// Whether to say on stderr how many tools each server brought (`serve` does: it runs
+/// for long, and its stderr is a log). Skipped tools are always named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Announce {
+    /// One line per mounted server.
+    Counts,
+    /// Only the skipped tools.
+    SkippedOnly,
+}
+
+/// Mounts each server, `--mount` flags first and then the configuration's `[[mount]]`
+/// entries. A server that cannot be reached is a usage error, since a command without the
+/// tools asked for would surprise its caller; the servers mounted before it are unmounted
+/// first.
+pub(super) async fn mount_all(
+    registry: &ToolRegistry,
+    servers: Vec<MountSpec>,
+    announce: Announce,
+    io: &mut Io<'_>,
+) -> Result<Mounted, CliError> {
+    let mut mounted = Mounted {
+        handles: Vec::with_capacity(servers.len()),
+        skipped: 0,
+    };
+    for spec in servers {
+        let name = spec.name.clone();
+        let prefix = spec.prefix.clone().unwrap_or_else(|| format!("{name}_"));
+        let options = spec.options(&prefix);
+        let server = match spec.server().await {
+            Ok(server) => server,
+            Err(error) => {
+                mounted.unmount().await;
+                return Err(error);
+            }
+        };
+        let handle = match registry.mount_mcp(server, options).await {
+            Ok(handle) => handle,
+            Err(error) => {
+                mounted.unmount().await;
+                return Err(CliError(format!("cannot mount `{name}`: {error}")));
+            }
+        };
+        if announce == Announce::Counts {
+            let count = handle.tool_names().len();
+            status(io, &format!("mounted {count} tools from `{name}` as {prefix}*"));
+        }
+        let skipped = handle.skipped();
+        for (tool, reason) in &skipped {
+            status(io, &format!("skipped `{tool}` of `{name}`: {reason}"));
+        }
+        mounted.skipped += skipped.len();
+        mounted.handles.push(handle);
+    }
+    Ok(mounted)
+}
+
+/// One server to mount, from a `--mount` flag (with its `--mount-token-env`) or a
+/// `[[mount]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MountSpec {
+    /// Names it in messages and, followed by `_`, prefixes its tools by default.
+    pub name: String,
+    /// Where the server runs.
+    pub target: MountTarget,
+    /// The prefix of its tools' names, when not `NAME_`.
+    pub prefix: Option<String>,
+    /// Environment variables for a child process.
+    pub env: Vec<(String, String)>,
+    /// The variable holding an HTTP server's bearer token, and where it was named (for
+    /// messages).
+    pub token_env: Option<(String, &'static str)>,
+    /// Its tools are deferred.
+    pub defer: bool,
+    /// Each tool's timeout, which also bounds connecting.
+    pub timeout: Option<Duration>,
+}
+
+impl MountSpec {
+    /// The servers to mount: the flags' (each HTTP one with its `--mount-token-env`
+    /// token), then the configuration's. Two mounts may not share a name.
+    pub(super) fn all(
+        flags: &[MountArg],
+        tokens: &[MountToken],
+        config: &[MountConfig],
+    ) -> Result<Vec<Self>, CliError> {
+        let mut specs: Vec<Self> = flags.iter().map(Self::from_flag).collect();
+        specs.extend(config.iter().map(Self::from_config));
+        for token in tokens {
+            let Some(spec) = specs.iter_mut().find(|spec| spec.name == token.name) else {
+                return Err(CliError(format!(
+                    "--mount-token-env {}={}: no mount is named `{}`",
+                    token.name, token.var, token.name
+                )));
+            };
+            if let MountTarget::Command(_) = spec.target {
+                return Err(CliError(format!(
+                    "--mount-token-env: `{}` is a command, not an HTTP server; only HTTP mounts take a token",
+                    spec.name
+                )));
+            }
+            spec.token_env = Some((token.var.clone(), "--mount-token-env"));
+        }
+        for (index, spec) in specs.iter().enumerate() {
+            if specs[..index].iter().any(|earlier| earlier.name == spec.name) {
+                return Err(CliError(format!(
+                    "two mounts are named `{}` (in --mount or [[mount]]); give each its own name",
+                    spec.name
+                )));
+            }
+        }
+        Ok(specs)
+    }
+
+    fn from_flag(flag: &MountArg) -> Self {
+        Self {
+            name: flag.name.clone(),
+            target: flag.target.clone(),
+            prefix: None,
+            env: Vec::new(),
+            token_env: None,
+            defer: false,
+            timeout: None,
+        }
+    }
+
+    /// An entry `Config::load` checked: it has a command or a URL.
+    fn from_config(entry: &MountConfig) -> Self {
+        let target = match (&entry.command, &entry.url) {
+            (Some(words), _) => MountTarget::Command(words.clone()),
+            (None, url) => MountTarget::Url(url.clone().unwrap_or_default()),
+        };
+        Self {
+            name: entry.name.clone(),
+            target,
+            prefix: entry.prefix.clone(),
+            env: entry.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            token_env: entry.token_env.clone().map(|var| (var, "[[mount]] token_env")),
+            defer: entry.defer,
+            timeout: entry.timeout,
+        }
+    }
+
+    fn options(&self, prefix: &str) -> MountOptions {
+        let mut options = MountOptions::new().prefix(prefix);
+        if let Some(timeout) = self.timeout {
+            options = options.timeout(timeout);
+        }
+        if self.defer {
+            options = options.defer();
+        }
+        options
+    }
+
+    /// The server, with its token read from the environment now; an HTTP server
+    /// without one gets the OAuth login it may ask for.
+    async fn server(&self) -> Result<McpServer, CliError> {
+        Ok(match (&self.target, &self.token_env) {
+            (MountTarget::Url(url), None) => McpServer::http(url).oauth(oauth_login(&self.name, url).await?),
+            (MountTarget::Url(url), Some((var, named_by))) => {
+                McpServer::http(url).bearer_token(env_token(var, named_by)?)
+            }
+            (MountTarget::Command(words), _) => {
+                let (program, args) = words
+                    .split_first()
+                    .ok_or_else(|| CliError(format!("no command given for `{}`", self.name)))?;
+                let server = McpServer::stdio(program, args);
+                self.env.iter().fold(server, |server, (k, v)| server.env(k, v))
+            }
+        })
+    }
+}
+
+/// The port the login's redirect comes back to, when it is free: a registration with an
+/// authorization server names it, so a fixed one lets later logins reuse the client.
+const REDIRECT_PORT: u16 = 33418;
+
+/// The OAuth login of the HTTP server at `url` mounted as `name`, used if it asks.
+async fn oauth_login(name: &str, url: &str) -> Result<OAuthClient, CliError> {
+    let browser = match LoopbackBrowser::bind(REDIRECT_PORT).await {
+        Ok(browser) => browser,
+        Err(_) => LoopbackBrowser::bind(0).await.map_err(|error| {
+            CliError(format!(
+                "cannot listen for the OAuth redirect of `{name}`: {error}"
+            ))
+        })?,
+    };
+    let store = FileTokenStore::new(login_file(name, url)?);
+    Ok(OAuthClient::builder()
+        .authorizer(browser.open_browser(std::io::stderr().is_terminal()))
+        .token_store(store)
+        .build())
+}
+
+/// Where the login to `url`, mounted as `name`, is kept.
+fn login_file(name: &str, url: &str) -> Result<PathBuf, CliError> {
+    let state = match std::env::var_os("XDG_STATE_HOME").filter(|dir| !dir.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("HOME")
+            .map(|home| PathBuf::from(home).join(".local/state"))
+            .ok_or_else(|| {
+                CliError("cannot keep an OAuth login: neither XDG_STATE_HOME nor HOME is set".to_owned())
+            })?,
+    };
+    let server: String = url
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(120)
+        .collect();
+    Ok(state
+        .join("agent-tools/oauth")
+        .join(format!("{name}-{server}.json")))
+}

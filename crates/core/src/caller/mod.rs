@@ -1,0 +1,143 @@
+//! What a running tool may ask of its caller: the [`Caller`] trait and the requests it
+//! answers (logging, elicitation, sampling). The trait's docs say what reaches it and how.
+
+mod elicit;
+mod form_schema;
+mod log;
+mod sampling;
+
+use std::error::Error as StdError;
+
+pub use elicit::{ElicitAction, ElicitRequest, ElicitResponse, Elicited};
+pub use form_schema::form_schema_for;
+pub use log::{LogLevel, LogMessage};
+pub use sampling::{Role, SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse};
+
+use crate::BoxFuture;
+
+/// Answers what a running tool may ask of whoever called it: to log, to ask the user
+/// ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)).
+///
+/// Over MCP the caller is the client: `agent-tools-mcp` gives each served call a caller that sends `notifications/message`,
+/// `elicitation/create` and `sampling/createMessage` to it. Elsewhere the application sets
+/// one on the registry ([`ToolRegistryBuilder::caller`](crate::ToolRegistryBuilder::caller))
+/// or on a call ([`ToolCall::with_caller`](crate::ToolCall::with_caller)). A tool reaches
+/// it through [`ToolContext::log`](crate::ToolContext::log),
+/// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample); a
+/// request nobody can answer fails with [`CallerError::NotAvailable`], which says so to the
+/// model when the tool passes it on with `?`.
+///
+/// What this layer does not do: it does not keep a human's answer beyond the call, and it
+/// does not check that a client's model said anything sensible. An elicited answer is
+/// checked against the form's types ([`ToolContext::elicit`](crate::ToolContext::elicit)
+/// deserializes it), nothing more.
+///
+///
+/// Every method has a default: logging does nothing (the
+/// [`ToolContext::log`](crate::ToolContext::log) `tracing` event is emitted anyway), and
+/// elicitation and sampling fail with [`CallerError::NotAvailable`]. Implement what you
+/// can answer:
+///
+/// ```
+/// use agent_tools_core::{BoxFuture, Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse};
+///
+/// /// Declines every question: a non-interactive run.
+/// struct Unattended;
+///
+/// impl Caller for Unattended {
+///     fn elicit(&self, _request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+///         Box::pin(async { Ok(ElicitResponse::new(ElicitAction::Decline)) })
+///     }
+/// }
+/// ```
+pub trait Caller: Send + Sync + 'static {
+    /// Receives a log message from a tool. Called for every message; filtering by level is
+    /// the caller's business (an MCP client sets its level with `logging/setLevel`).
+    fn log(&self, message: LogMessage) {
+        let _ = message;
+    }
+
+    /// Asks the user, through a form or a URL to visit.
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+        let _ = request;
+        Box::pin(async { Err(CallerError::not_available("ask the user (elicitation)")) })
+    }
+
+    /// Asks the caller's model to generate a message.
+    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<SamplingResponse, CallerError>> {
+        let _ = request;
+        Box::pin(async { Err(CallerError::not_available("ask its model (sampling)")) })
+    }
+}
+
+/// A shared caller, so an application can keep a handle on the one it gives a registry.
+impl<C: Caller + ?Sized> Caller for std::sync::Arc<C> {
+    fn log(&self, message: LogMessage) {
+        (**self).log(message);
+    }
+
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+        (**self).elicit(request)
+    }
+
+    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<SamplingResponse, CallerError>> {
+        (**self).sample(request)
+    }
+}
+
+/// Why a request to the caller failed.
+///
+/// The messages are written for the model (a tool usually passes the error on with `?`,
+/// which makes it the call's error result): they say what could not be done and why.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallerError {
+    /// Nobody can answer: the client did not declare the capability, or no handler is
+    /// set on the registry.
+    #[error("this tool needs its caller to {what}, which the caller of this call cannot do")]
+    NotAvailable {
+        /// What was asked, e.g. `ask the user (elicitation)`.
+        what: String,
+    },
+    /// The call was cancelled (or timed out) while waiting for the answer.
+    #[error("the call was cancelled while waiting for its caller's answer")]
+    Cancelled,
+    /// A form type that the restricted schema of elicitation cannot express.
+    #[error("the form cannot be shown: {0}")]
+    UnsupportedForm(String),
+    /// The user accepted, but the answer does not fit the form's type.
+    #[error("the answer does not fit the form: {source}")]
+    InvalidAnswer {
+        /// Why it does not fit.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The caller could not be reached or answered with an error.
+    #[error("the caller failed to answer: {}", crate::error_chain(.0.as_ref()))]
+    Failed(#[source] Box<dyn StdError + Send + Sync>),
+}
+
+impl CallerError {
+    /// [`CallerError::NotAvailable`] for `what` (e.g. `"ask the user (elicitation)"`).
+    pub fn not_available(what: impl Into<String>) -> Self {
+        Self::NotAvailable { what: what.into() }
+    }
+
+    /// [`CallerError::Failed`] with `error` as its source.
+    pub fn failed(error: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
+        Self::Failed(error.into())
+    }
+}
+
+/// A caller error becomes the call's error result; a cancellation keeps its kind.
+impl From<CallerError> for crate::ToolError {
+    fn from(error: CallerError) -> Self {
+        match error {
+            CallerError::Cancelled => crate::ToolError::cancelled_with(error),
+            error => crate::ToolError::from_error(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,555 @@
+//! [`ToolContext`]: what a running tool may know about its call besides its arguments.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use futures_util::future::{self, Either};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
+    Principal, SamplingRequest, SamplingResponse, TraceContext,
+};
+
+/// The call a tool is running for: ids, cancellation, deadline, application state, a
+/// progress channel, and its [`Caller`] — to log to, ask the user ([`elicit`](Self::elicit))
+/// or ask the caller's model ([`sample`](Self::sample)).
+///
+/// The registry builds one per call. Tools that run long should watch
+/// [`cancelled`](Self::cancelled) (or pass the token on) so a timeout or a client's cancel
+/// stops their work, not just the wait for it. A question to the user waits for a human:
+/// give a tool that elicits a timeout long enough for one (`#[tool(timeout = "5m")]`).
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    session_id: Option<Arc<str>>,
+    call_id: Arc<str>,
+    cancellation: Arc<CallCancellation>,
+    deadline: Option<Instant>,
+    extensions: Extensions,
+    call_extensions: Option<Extensions>,
+    progress: Option<ProgressReporter>,
+    caller: Option<Arc<dyn Caller>>,
+    tool_name: Option<Arc<str>>,
+    principal: Option<Arc<Principal>>,
+    trace_context: Option<Arc<TraceContext>>,
+}
+
+impl ToolContext {
+    /// A context for a call with the given id and nothing else; for calling tools directly
+    /// (tests, custom dispatchers).
+    pub fn new(call_id: impl Into<Arc<str>>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            ..Self::default()
+        }
+    }
+
+    /// The context of a call the registry runs, built in one step: `new` would allocate
+    /// a default cancellation and extension map only to replace them.
+    pub(crate) fn for_call(call: CallParts) -> Self {
+        Self {
+            session_id: call.session_id,
+            call_id: call.call_id,
+            cancellation: call.cancellation,
+            deadline: call.deadline,
+            extensions: call.extensions,
+            call_extensions: call.call_extensions,
+            progress: call.progress,
+            caller: call.caller,
+            tool_name: Some(call.tool_name),
+            principal: call.principal,
+            trace_context: call.trace_context,
+        }
+    }
+
+    /// Sets the session id.
+    pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Uses this cancellation token.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Arc::new(CallCancellation {
+            token: OnceLock::from(token),
+            parent: None,
+        });
+        self
+    }
+
+    /// Sets the deadline.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets the application state tools can ask for with [`extension`](Self::extension).
+    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// Adds per-call state, looked up before the registry-wide extensions.
+    #[cfg(test)]
+    pub(crate) fn with_call_extensions(mut self, extensions: Option<Extensions>) -> Self {
+        self.call_extensions = extensions;
+        self
+    }
+
+    /// Sets where progress reports go.
+    pub fn with_progress(mut self, progress: ProgressReporter) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Sends logs, questions and sampling requests to `caller`.
+    pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// Who the call is made for, when the transport authenticated a user (see
+    /// [`Principal`]).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_deref()
+    }
+
+    /// Where this call sits in a distributed trace: its span's context when the registry
+    /// traces calls ([`CallTracer`](crate::CallTracer)), else the context the call came
+    /// with. A tool that calls another service passes it on (as `traceparent`), so the
+    /// trace continues there; a mounted MCP server's calls do.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.trace_context.as_deref()
+    }
+
+    /// Sets the trace context, for calling tools directly.
+    pub fn with_trace_context(mut self, context: TraceContext) -> Self {
+        self.trace_context = Some(Arc::new(context));
+        self
+    }
+
+    /// The name the tool was called by, when a registry runs the call.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_deref()
+    }
+
+    /// The session this call belongs to, if the application named one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The provider's id for this call (e.g. `call_abc123`).
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The call's cancellation token; cancelled on timeout or when the caller cancels.
+    pub fn cancellation(&self) -> &CancellationToken {
+        self.cancellation.token()
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled; use in `tokio::select!`.
+    pub async fn cancelled(&self) {
+        self.cancellation().cancelled().await;
+    }
+
+    /// When the call times out, if it has a timeout.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// Whether the registry's policy resolved this call's path arguments (those of kind
+    /// [`WorkspacePath`](crate::ArgumentKind::WorkspacePath) that a rule looked at) before
+    /// the call ran: each now names where it lands, relative to the workspace, with the
+    /// links on the way already followed. A tool should then open such a path following
+    /// no link, so that a link swapped in since the decision cannot redirect it.
+    pub fn paths_pinned(&self) -> bool {
+        self.call_extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.get::<PathsPinned>().is_some())
+    }
+
+    /// Application state of type `T`, from the call or else the registry.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.call_extensions
+            .as_ref()
+            .and_then(Extensions::get::<T>)
+            .or_else(|| self.extensions.get::<T>())
+    }
+
+    /// Reports progress to whoever asked for it (e.g. an MCP client); a no-op otherwise.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(reporter) = &self.progress {
+            reporter.report(Progress {
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+}
+
+/// Talking to the caller: logging, elicitation, sampling.
+impl ToolContext {
+    /// Logs `message` at `level`: a `tracing` event (target `agent_tools_core::tool_log`, with
+    /// the tool's name and call id) and a message to the caller — for an MCP client a
+    /// `notifications/message`, sent if the client's `logging/setLevel` lets it through.
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        let mut message = LogMessage::new(level, message.into());
+        message.logger = self.tool_name.as_deref().map(str::to_owned);
+        self.log_message(message);
+    }
+
+    /// Logs a message built by the caller of this method (any JSON as data, an own
+    /// logger name); see [`log`](Self::log).
+    pub fn log_message(&self, message: LogMessage) {
+        trace_log(&message, self.call_id());
+        if let Some(caller) = &self.caller {
+            caller.log(message);
+        }
+    }
+
+    /// Asks the user to fill in a form for `T` (a struct of strings, numbers, booleans
+    /// and enums; see [`form_schema_for`](crate::form_schema_for)), and waits for the
+    /// answer, which is deserialized into `T`.
+    ///
+    /// ```
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    /// use agent_tools_core::{Elicited, ToolContext, ToolError};
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Confirm {
+    ///     /// Really delete the branch?
+    ///     proceed: bool,
+    /// }
+    ///
+    /// async fn delete_branch(ctx: &ToolContext, branch: &str) -> Result<String, ToolError> {
+    ///     let question = format!("Delete the branch `{branch}`?");
+    ///     match ctx.elicit::<Confirm>(question).await? {
+    ///         Elicited::Accepted(Confirm { proceed: true }) => Ok(format!("deleted {branch}")),
+    ///         _ => Ok("the user chose not to delete it".to_owned()),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Fails with [`CallerError::NotAvailable`] when nobody can answer,
+    /// [`CallerError::UnsupportedForm`] when `T` cannot be a form, and
+    /// [`CallerError::Cancelled`] when the call ends first.
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, CallerError> {
+        let form = crate::form_schema_for::<T>()?;
+        let response = self.elicit_request(ElicitRequest::form(message, form)).await?;
+        match response.action {
+            ElicitAction::Accept => {
+                let content = serde_json::Value::Object(response.content.unwrap_or_default());
+                serde_json::from_value(content)
+                    .map(Elicited::Accepted)
+                    .map_err(|source| CallerError::InvalidAnswer { source })
+            }
+            ElicitAction::Decline => Ok(Elicited::Declined),
+            ElicitAction::Cancel => Ok(Elicited::Cancelled),
+        }
+    }
+
+    /// Sends a question as it is — a form with a hand-written schema, or a URL — and
+    /// waits for the answer.
+    pub async fn elicit_request(&self, request: ElicitRequest) -> Result<ElicitResponse, CallerError> {
+        let caller = self.caller("ask the user (elicitation)")?;
+        self.unless_cancelled(caller.elicit(request)).await
+    }
+
+    /// Asks the caller's model to write the next message of `request`'s conversation.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, CallerError> {
+        let caller = self.caller("ask its model (sampling)")?;
+        self.unless_cancelled(caller.sample(request)).await
+    }
+
+    fn caller(&self, what: &str) -> Result<&Arc<dyn Caller>, CallerError> {
+        self.caller
+            .as_ref()
+            .ok_or_else(|| CallerError::not_available(what))
+    }
+
+    /// `answer`, or [`CallerError::Cancelled`] if the call ends first (dropping `answer`,
+    /// which withdraws the request).
+    async fn unless_cancelled<T>(
+        &self,
+        answer: impl Future<Output = Result<T, CallerError>>,
+    ) -> Result<T, CallerError> {
+        let answer = std::pin::pin!(answer);
+        let cancelled = std::pin::pin!(self.cancelled());
+        match future::select(answer, cancelled).await {
+            Either::Left((answer, _)) => answer,
+            Either::Right(((), _)) => Err(CallerError::Cancelled),
+        }
+    }
+}
+
+/// The `tracing` event of a tool's log message, at the nearest `tracing` level.
+fn trace_log(message: &LogMessage, call_id: &str) {
+    let tool = message.logger.as_deref().unwrap_or("");
+    let data = &message.data;
+    match message.level {
+        LogLevel::Debug => tracing::debug!(target: "agent_tools_core::tool_log", tool, call_id, %data),
+        LogLevel::Info | LogLevel::Notice => {
+            tracing::info!(target: "agent_tools_core::tool_log", tool, call_id, %data)
+        }
+        LogLevel::Warning => tracing::warn!(target: "agent_tools_core::tool_log", tool, call_id, %data),
+        LogLevel::Error | LogLevel::Critical | LogLevel::Alert | LogLevel::Emergency => {
+            tracing::error!(target: "agent_tools_core::tool_log", tool, call_id, %data)
+        }
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("session_id", &self.session_id)
+            .field("call_id", &self.call_id)
+            .field("cancelled", &self.is_cancelled())
+            .field("deadline", &self.deadline)
+            .field("principal", &self.principal)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the registry knows of a call when it builds the call's context
+/// ([`ToolContext::for_call`]).
+/// In a call's extensions when the policy pinned its paths ([`ToolContext::paths_pinned`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathsPinned;
+
+pub(crate) struct CallParts {
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) call_id: Arc<str>,
+    pub(crate) tool_name: Arc<str>,
+    pub(crate) cancellation: Arc<CallCancellation>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) extensions: Extensions,
+    pub(crate) call_extensions: Option<Extensions>,
+    pub(crate) progress: Option<ProgressReporter>,
+    pub(crate) caller: Option<Arc<dyn Caller>>,
+    pub(crate) principal: Option<Arc<Principal>>,
+    pub(crate) trace_context: Option<Arc<TraceContext>>,
+}
+
+/// A call's cancellation, shared by the registry and the tool's context.
+///
+/// The token is created only when someone needs it — the tool asks for it, or the registry
+/// cancels the call — because most calls finish without either, and a token costs an
+/// allocation and a lock per clone and drop. A token created later is still correct: it
+/// derives from the caller's token, and cancelling goes through the same `OnceLock`.
+#[derive(Debug, Default)]
+pub(crate) struct CallCancellation {
+    token: OnceLock<CancellationToken>,
+    /// The caller's token, if the call came with one.
+    parent: Option<CancellationToken>,
+}
+
+impl CallCancellation {
+    /// Cancellation derived from the caller's token, if any.
+    pub(crate) fn new(parent: Option<CancellationToken>) -> Self {
+        Self {
+            token: OnceLock::new(),
+            parent,
+        }
+    }
+
+    /// The call's token, created on first use.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        self.token.get_or_init(|| match &self.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
+    }
+
+    /// The caller's token, which the registry watches while the tool runs.
+    pub(crate) fn parent(&self) -> Option<&CancellationToken> {
+        self.parent.as_ref()
+    }
+
+    /// Cancels the call (and anything the tool derived from its token).
+    pub(crate) fn cancel(&self) {
+        self.token().cancel();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        match self.token.get() {
+            Some(token) => token.is_cancelled(),
+            None => self.parent.as_ref().is_some_and(CancellationToken::is_cancelled),
+        }
+    }
+}
+
+/// A typed map of application state (database pools, clients, configuration) that tools
+/// read through [`ToolContext::extension`]. Cheap to clone.
+///
+/// ```
+/// use agent_tools_core::Extensions;
+///
+/// struct ApiBase(String);
+/// let mut extensions = Extensions::new();
+/// extensions.insert(ApiBase("https://example.test".into()));
+/// assert_eq!(extensions.get::<ApiBase>().unwrap().0, "https://example.test");
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions {
+    map: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl Extensions {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores a value, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        Arc::make_mut(&mut self.map).insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The value of type `T`, if stored.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.map.len())
+            .finish()
+    }
+}
+
+/// One progress report from a running tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Work done so far, in the tool's units; increases with each report.
+    pub progress: f64,
+    /// Total work, when known.
+    pub total: Option<f64>,
+    /// What the tool is doing.
+    pub message: Option<String>,
+}
+
+/// Receives a call's [`Progress`] reports.
+#[derive(Clone)]
+pub struct ProgressReporter(Arc<dyn Fn(Progress) + Send + Sync>);
+
+impl ProgressReporter {
+    /// Sends reports to `sink`.
+    pub fn new(sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(sink))
+    }
+
+    fn report(&self, progress: Progress) {
+        (self.0)(progress);
+    }
+}
+
+impl fmt::Debug for ProgressReporter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressReporter")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn call_extensions_shadow_registry_extensions() {
+        let mut registry = Extensions::new();
+        registry.insert(1_u32);
+        registry.insert("registry");
+        let mut call = Extensions::new();
+        call.insert(2_u32);
+        let ctx = ToolContext::new("c1")
+            .with_extensions(registry)
+            .with_call_extensions(Some(call));
+        assert_eq!(ctx.extension::<u32>(), Some(&2));
+        assert_eq!(ctx.extension::<&str>(), Some(&"registry"));
+        assert_eq!(ctx.extension::<u64>(), None);
+    }
+
+    #[test]
+    fn progress_goes_to_the_reporter() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let ctx = ToolContext::new("c1").with_progress(ProgressReporter::new(move |p| {
+            sink.lock().unwrap().push(p);
+        }));
+        ctx.report_progress(1.0, Some(2.0), Some("half"));
+        ToolContext::new("c2").report_progress(1.0, None, None);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].message.as_deref(), Some("half"));
+    }
+
+    #[test]
+    fn cancellation_follows_the_callers_token_however_late_it_is_created() {
+        let parent = CancellationToken::new();
+        let early = CallCancellation::new(Some(parent.clone()));
+        let early_token = early.token().clone();
+        let late = CallCancellation::new(Some(parent.clone()));
+        assert!(!late.is_cancelled());
+        parent.cancel();
+        assert!(early_token.is_cancelled());
+        assert!(
+            late.is_cancelled(),
+            "seen through the parent before the token exists"
+        );
+        assert!(
+            late.token().is_cancelled(),
+            "a token made after the cancel starts cancelled"
+        );
+    }
+
+    #[test]
+    fn cancelling_a_call_leaves_the_callers_token_alone() {
+        let parent = CancellationToken::new();
+        let call = CallCancellation::new(Some(parent.clone()));
+        call.cancel();
+        assert!(call.is_cancelled());
+        assert!(!parent.is_cancelled());
+        let ctx = ToolContext::new("c").with_cancellation(CancellationToken::new());
+        assert!(!ctx.is_cancelled());
+        ctx.cancellation().cancel();
+        assert!(ctx.is_cancelled());
+    }
+
+    #[test]
+    fn remaining_time_never_goes_negative() {
+        let ctx = ToolContext::new("c").with_deadline(Instant::now());
+        assert_eq!(ctx.remaining(), Some(Duration::ZERO));
+        assert_eq!(ToolContext::new("c").remaining(), None);
+    }
+}

@@ -1,0 +1,338 @@
+//! What a tool *is*, as opposed to what it does: name, description, schemas, hints.
+//!
+//! [`ToolMeta`] is what a typed tool declares (the `#[tool]` macro writes it from the
+//! attributes and doc comment); [`ToolSpec`] adds the generated schemas and is what the
+//! registry, the provider dialects and MCP read.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod argument_kind;
+
+pub use argument_kind::ArgumentKind;
+
+// The rule lives in agent-tools-rules, which agent-tools-macros shares (its crate docs say why).
+pub use agent_tools_rules::{ToolNameError, validate_tool_name};
+
+/// Hints about a tool's behavior, as in MCP's `ToolAnnotations`.
+///
+/// They are hints for clients (e.g. to ask a user before running a destructive tool), not
+/// guarantees. `None` means "not stated".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// A human-readable title for the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates (only meaningful when not read-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling the tool again with the same arguments has no additional effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities (e.g. the web).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+/// What a [`TypedTool`](crate::TypedTool) declares about itself; the registry adds the
+/// schemas to make a [`ToolSpec`].
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_tools_core::ToolMeta;
+///
+/// let meta = ToolMeta::new("read_file", "Read a UTF-8 text file.")
+///     .title("Read file")
+///     .read_only(true)
+///     .timeout(Duration::from_secs(30));
+/// assert_eq!(meta.annotations.read_only, Some(true));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolMeta {
+    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: Cow<'static, str>,
+    /// What the tool does, for the model.
+    pub description: Cow<'static, str>,
+    /// Behavior hints, including the title.
+    pub annotations: ToolAnnotations,
+    /// Ask providers to enforce the schema strictly (OpenAI/Anthropic `strict`).
+    pub strict: bool,
+    /// The tool's own timeout, overriding the registry default.
+    pub timeout: Option<Duration>,
+    /// How long the tool may take, once its call is cancelled, to return what it has.
+    pub cancel_grace: Option<Duration>,
+    /// How many [retry](crate::ToolError::retry) answers in a row the model gets in a
+    /// session before the tool refuses; overrides the registry's budget.
+    pub retries: Option<u32>,
+    /// At most this many calls of the tool run at once; the others wait.
+    pub max_concurrency: Option<u32>,
+    /// The tool changes files in the workspace and nothing else (see
+    /// [`edits_files`](Self::edits_files)).
+    pub edits_files: bool,
+    /// The tool's definition is loaded on demand (see [`defer`](Self::defer)).
+    pub defer: bool,
+    /// The kinds of its arguments (see [`argument_kind`](Self::argument_kind)).
+    pub argument_kinds: Vec<(Cow<'static, str>, ArgumentKind)>,
+}
+
+impl ToolMeta {
+    /// A tool with a name and description and no hints.
+    pub fn new(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            annotations: ToolAnnotations::default(),
+            strict: false,
+            timeout: None,
+            cancel_grace: None,
+            retries: None,
+            max_concurrency: None,
+            edits_files: false,
+            defer: false,
+            argument_kinds: Vec::new(),
+        }
+    }
+
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.annotations.title = Some(title.into());
+        self
+    }
+
+    /// States whether the tool only reads.
+    pub fn read_only(mut self, yes: bool) -> Self {
+        self.annotations.read_only = Some(yes);
+        self
+    }
+
+    /// States whether the tool may destroy data.
+    pub fn destructive(mut self, yes: bool) -> Self {
+        self.annotations.destructive = Some(yes);
+        self
+    }
+
+    /// States whether repeating a call has no further effect.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.annotations.idempotent = Some(yes);
+        self
+    }
+
+    /// States whether the tool talks to the outside world.
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.annotations.open_world = Some(yes);
+        self
+    }
+
+    /// Asks providers to enforce the schema strictly.
+    pub fn strict(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
+    }
+
+    /// Sets the tool's own timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Lets the tool finish for up to `grace` after its call is cancelled, so that it can
+    /// stop its work and return what it has (e.g. a command's output so far) as a
+    /// `cancelled` result. The tool must watch
+    /// [`ToolContext::cancellation`](crate::ToolContext::cancellation); without a grace the
+    /// registry drops its future at once.
+    pub fn cancel_grace(mut self, grace: Duration) -> Self {
+        self.cancel_grace = Some(grace);
+        self
+    }
+
+    /// Gives the model `retries` [retry](crate::ToolError::retry) answers in a row per
+    /// session before the call is refused for good (overrides
+    /// [`ToolRegistryBuilder::retries`](crate::ToolRegistryBuilder::retries)).
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = Some(retries);
+        self
+    }
+
+    /// Runs at most `limit` (at least 1) calls of the tool at once, across every registry
+    /// it is in; further calls wait, and the wait counts toward their timeout.
+    pub fn max_concurrency(mut self, limit: u32) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// States that the tool changes files inside the workspace and nothing else, as the
+    /// built-in `write_file` and `edit_file` do: a
+    /// [`PolicyMode::AcceptEdits`](crate::PolicyMode::AcceptEdits) policy runs such tools
+    /// without asking. Not an MCP hint; it is not served or read from mounted servers.
+    pub fn edits_files(mut self, yes: bool) -> Self {
+        self.edits_files = yes;
+        self
+    }
+
+    /// Loads the tool's definition on demand: the model first sees only a tool search
+    /// (the provider's own, or the registry's `tool_search`) and finds the tool through
+    /// it. For tools a model rarely needs, in large tool sets; see
+    /// [`ToolSearchMode`](crate::ToolSearchMode). The registry still runs calls to a
+    /// deferred tool as to any other.
+    pub fn defer(mut self, yes: bool) -> Self {
+        self.defer = yes;
+        self
+    }
+
+    /// Declares that the top-level argument `name` is of `kind`, so that policy rules
+    /// over it are decided on its parsed value (a command's simple commands, a path as
+    /// the workspace resolves it) rather than on its text.
+    ///
+    /// ```
+    /// use agent_tools_core::{ArgumentKind, ToolMeta};
+    ///
+    /// let meta = ToolMeta::new("run", "Run a shell command.")
+    ///     .argument_kind("command", ArgumentKind::ShellCommand);
+    /// assert_eq!(meta.argument_kinds[0].1, ArgumentKind::ShellCommand);
+    /// ```
+    pub fn argument_kind(mut self, name: impl Into<Cow<'static, str>>, kind: ArgumentKind) -> Self {
+        let name = name.into();
+        self.argument_kinds.retain(|(known, _)| *known != name);
+        self.argument_kinds.push((name, kind));
+        self
+    }
+
+    /// Adds the schemas, making the full spec.
+    pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
+        ToolSpec {
+            name: self.name.into_owned(),
+            description: self.description.into_owned(),
+            input_schema,
+            output_schema,
+            annotations: self.annotations,
+            strict: self.strict,
+            timeout: self.timeout,
+            cancel_grace: self.cancel_grace,
+            retries: self.retries,
+            max_concurrency: self.max_concurrency,
+            edits_files: self.edits_files,
+            defer: self.defer,
+            argument_kinds: self
+                .argument_kinds
+                .into_iter()
+                .map(|(name, kind)| (name.into_owned(), kind))
+                .collect(),
+        }
+    }
+}
+
+/// Everything the outside world knows about a tool.
+///
+/// The input schema is the canonical JSON Schema (draft 2020-12) of the arguments; provider
+/// formats are derived from it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolSpec {
+    /// The name the model calls the tool by.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments; the root is an object.
+    pub input_schema: Value,
+    /// JSON Schema of the structured output, when the tool returns [`Json`](crate::Json).
+    pub output_schema: Option<Value>,
+    /// Behavior hints, including the title.
+    pub annotations: ToolAnnotations,
+    /// Ask providers to enforce the schema strictly.
+    pub strict: bool,
+    /// The tool's own timeout, overriding the registry default.
+    pub timeout: Option<Duration>,
+    /// How long the tool may take, once its call is cancelled, to return what it has
+    /// ([`ToolMeta::cancel_grace`]).
+    pub cancel_grace: Option<Duration>,
+    /// The tool's retry budget ([`ToolMeta::retries`]).
+    pub retries: Option<u32>,
+    /// How many of its calls may run at once ([`ToolMeta::max_concurrency`]).
+    pub max_concurrency: Option<u32>,
+    /// The tool changes files in the workspace and nothing else
+    /// ([`ToolMeta::edits_files`]).
+    pub edits_files: bool,
+    /// The tool's definition is loaded on demand ([`ToolMeta::defer`]).
+    pub defer: bool,
+    /// The kinds of its arguments ([`ToolMeta::argument_kind`]); empty for a mounted tool.
+    pub argument_kinds: Vec<(String, ArgumentKind)>,
+}
+
+impl ToolSpec {
+    /// A spec with a name, description and input schema, and no hints.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        let name: String = name.into();
+        ToolMeta::new(name, description.into()).into_spec(input_schema, None)
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.annotations.title.as_deref()
+    }
+
+    /// The kind of the top-level argument `name`, if the tool declares one.
+    pub fn argument_kind(&self, name: &str) -> Option<ArgumentKind> {
+        self.argument_kinds
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, kind)| *kind)
+    }
+
+    /// The first sentence of the description, for one-line listings.
+    pub fn summary(&self) -> &str {
+        first_sentence(&self.description)
+    }
+}
+
+/// The text up to the first sentence end (`.` followed by whitespace or the end) or the
+/// first blank line.
+fn first_sentence(text: &str) -> &str {
+    let text = text.trim();
+    let paragraph_end = text.find("\n\n").unwrap_or(text.len());
+    let paragraph = &text[..paragraph_end];
+    let mut chars = paragraph.char_indices().peekable();
+    while let Some((index, c)) = chars.next() {
+        let at_boundary = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
+        if c == '.' && at_boundary {
+            return &paragraph[..=index];
+        }
+    }
+    paragraph
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_provider_rule() {
+        assert!(validate_tool_name("read_file").is_ok());
+        assert!(validate_tool_name("fs-Read_2").is_ok());
+        assert!(validate_tool_name(&"a".repeat(64)).is_ok());
+        assert!(validate_tool_name(&"a".repeat(65)).is_err());
+        assert!(validate_tool_name("").is_err());
+        assert!(validate_tool_name("read file").is_err());
+        assert!(validate_tool_name("read.file").is_err());
+        assert!(validate_tool_name("lésen").is_err());
+    }
+
+    #[test]
+    fn summary_is_the_first_sentence() {
+        let spec = ToolSpec::new(
+            "t",
+            "Read a file. Lines are numbered, e.g. 1.5 is not a line.",
+            Value::Null,
+        );
+        assert_eq!(spec.summary(), "Read a file.");
+        let spec = ToolSpec::new("t", "Version 1.2 of the thing\n\nMore.", Value::Null);
+        assert_eq!(spec.summary(), "Version 1.2 of the thing");
+        assert_eq!(first_sentence("No period"), "No period");
+    }
+}

@@ -1,0 +1,305 @@
+//! [`McpHandler`]: a [`ToolRegistry`] as an rmcp server handler.
+//!
+//! The handler adds no behaviour of its own to a call: `tools/call` goes through
+//! [`ToolRegistry::call`], so validation, timeouts, panic isolation and the audit log
+//! are the registry's. It only translates: definitions from [`Dialect::Mcp`], results
+//! through [`Dialect::tool_result`], the request's cancellation token and progress token
+//! into the call, and registry changes into `notifications/tools/list_changed`. Each call
+//! gets the client as its [`Caller`](agent_tools_core::Caller) ([`ClientCaller`]), so a tool's
+//! log messages, questions and sampling requests reach the client. With deferred tools,
+//! what a session's `tool_search` calls found joins that session's list
+//! ([`LoadedTools`]). Served with OAuth, each request's principal and the tools its
+//! token reaches ([`Authorized`]) go with the call: the list, the search's results and an
+//! unknown tool's error show only those tools.
+
+use std::sync::Arc;
+
+use agent_tools_core::{
+    DefinitionOptions, Dialect, Outcome, ToolCall, ToolChanges, ToolRegistry, ToolVisibility, TraceContext,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::authorized::Authorized;
+use crate::client_caller::{ClientCaller, SessionLogLevel};
+use crate::loaded_tools::LoadedTools;
+use crate::notify::Notifier;
+use crate::{caller_wire, convert};
+
+/// Serves the tools of a [`ToolRegistry`] to MCP clients.
+///
+/// [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) build one
+/// with defaults; build it yourself to name the server or give clients instructions,
+/// then hand it to [`McpHandler::serve_stdio`] / [`McpHandler::serve_http`] (or to any
+/// rmcp transport):
+///
+/// ```no_run
+/// # async fn example() -> Result<(), agent_tools_mcp::ServeError> {
+/// use agent_tools_core::ToolRegistry;
+/// use agent_tools_mcp::McpHandler;
+///
+/// let registry = ToolRegistry::new();
+/// McpHandler::new(registry)
+///     .server_info("my-agent-tools", "1.2.0")
+///     .instructions("Paths are relative to the project root.")
+///     .serve_stdio()
+///     .await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpHandler {
+    registry: ToolRegistry,
+    config: Arc<ServerConfig>,
+    /// Made with the handler, so a watcher started later still wakes for a change made
+    /// between a client's handshake and its watcher starting: a client may get one
+    /// notification too many, never one too few.
+    changes: ToolChanges,
+    /// Cancelled when the session's last handle is dropped (rmcp drops its handler when
+    /// the session ends), which ends the session's list-change watcher; otherwise every
+    /// finished session would leave a task waiting for the next change.
+    session: Arc<SessionEnd>,
+    /// The client's `logging/setLevel`, for every call of the session.
+    log_level: Arc<SessionLogLevel>,
+    /// Deferred tools the session's searches found, listed to it from then on.
+    loaded: Arc<LoadedTools>,
+    /// Served without sessions: nothing reaches a client outside its own request.
+    stateless: bool,
+}
+
+/// Cancels its token on drop.
+struct SessionEnd(CancellationToken);
+
+impl Drop for SessionEnd {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+impl McpHandler {
+    /// A handler for `registry`, named `agent-tools` with this crate's version.
+    #[allow(deprecated)] // Logging: see `client_caller`.
+    pub fn new(registry: ToolRegistry) -> Self {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_logging()
+            .build();
+        let config = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
+        Self {
+            changes: registry.changes(),
+            registry,
+            config: Arc::new(config),
+            session: SessionEnd::new(),
+            log_level: Arc::default(),
+            loaded: Arc::default(),
+            stateless: false,
+        }
+    }
+
+    /// The name and version clients see in `serverInfo`.
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config).server_info = Implementation::new(name.into(), version.into());
+        self
+    }
+
+    /// Instructions a client may add to its model's context.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config).instructions = Some(instructions.into());
+        self
+    }
+
+    /// The same handler stamping `session_id` on its calls (see [`ToolRegistry::session`]).
+    pub(crate) fn for_session(&self, session_id: String) -> Self {
+        Self {
+            registry: self.registry.session(session_id),
+            session: SessionEnd::new(),
+            log_level: Arc::default(),
+            loaded: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// The same handler for serving without sessions: it does not offer
+    /// `notifications/tools/list_changed`, which it could not send (no stream outlives a
+    /// request), and a search does not grow a list no later request would see.
+    pub(crate) fn stateless(mut self) -> Self {
+        self.stateless = true;
+        Arc::make_mut(&mut self.config).capabilities.tools = Some(ToolsCapability::default());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The call for a `tools/call` request: the request id as call id, the request's
+    /// cancellation, the client as its caller, the principal and what it may see when
+    /// the request was authorized, and progress forwarded when the client asked for it.
+    fn tool_call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        visibility: Option<&ToolVisibility>,
+    ) -> (ToolCall, Notifier) {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let notifier = Notifier::new(context.peer.clone());
+        let caller = ClientCaller::new(
+            context.peer.clone(),
+            context.id.clone(),
+            self.log_level.clone(),
+            notifier.queue(),
+        );
+        let mut call = ToolCall::new(context.id.to_string(), request.name, arguments)
+            .with_cancellation(context.ct.clone())
+            .with_caller(Arc::new(caller));
+        if let Some(authorized) = Authorized::of(context) {
+            call = call.with_principal(authorized.principal.clone());
+        }
+        // The tools its token does not reach are, for this call, not registered: not
+        // found by `tool_search`, not named in an unknown tool's error, not run.
+        if let Some(visibility) = visibility {
+            call = call.with_visibility(visibility.clone());
+        }
+        if let Some(token) = context.meta.get_progress_token() {
+            call = call.with_progress(notifier.progress_reporter(token));
+        }
+        // SEP-414: the client's trace continues here (a malformed value is dropped).
+        if let Some(traceparent) = context.meta.get_traceparent()
+            && let Some(trace) = TraceContext::parse(traceparent, context.meta.get_tracestate())
+        {
+            call = call.with_trace_context(trace);
+        }
+        (call, notifier)
+    }
+}
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> ServerConfig {
+        (*self.config).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        // A token whose scopes do not reach a tool does not see it (nor the search, while
+        // it reaches no deferred tool).
+        let visibility = Authorized::of(&context).map(Authorized::visibility);
+        let mut definitions = match &visibility {
+            Some(visibility) => self
+                .registry
+                .definitions_for(DefinitionOptions::new(Dialect::Mcp), visibility),
+            None => self.registry.definitions(Dialect::Mcp),
+        };
+        definitions.extend(self.loaded.definitions(&self.registry, visibility.as_ref()));
+        let tools = definitions
+            .into_iter()
+            .map(convert::tool_definition)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // The OAuth layer refuses calls of tools the token does not reach with a 403
+        // naming the scopes that would; for any request it could not read, the call's
+        // visibility makes such a tool an unknown one (`tool_call`).
+        let visibility = Authorized::of(&context).map(Authorized::visibility);
+        let (call, notifier) = self.tool_call(request, &context, visibility.as_ref());
+        let result = self.registry.call(call).await;
+        notifier.finish().await;
+        // A search that found deferred tools lists them to this session from now on (only
+        // those the caller reaches, as a search finds no other).
+        if !self.stateless
+            && self
+                .loaded
+                .add_found(&self.registry, &result, visibility.as_ref())
+        {
+            let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
+        }
+        // The spec makes an unknown tool a protocol error; everything else the model can
+        // act on (invalid arguments included) is an `isError` result.
+        if result.outcome == Outcome::UnknownTool {
+            return Err(McpError::invalid_params(result.text(), None));
+        }
+        convert::call_result(&result)
+            .map(CallToolResponse::from)
+            .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    }
+
+    /// Later log messages of the session's calls go out at `level` and above.
+    #[allow(deprecated)] // Logging: see `client_caller`.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = caller_wire::log_level(&request)
+            .ok_or_else(|| McpError::invalid_params("unknown logging level", None))?;
+        self.log_level.set(level);
+        Ok(())
+    }
+
+    /// Clients that connect with `initialize` (protocol versions before 2026-07-28) get
+    /// `notifications/tools/list_changed` on the session itself.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if self.stateless {
+            return; // The handler ends with the request: nothing to watch for.
+        }
+        let mut changes = self.changes.clone();
+        let ended = self.session.0.clone();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = ended.cancelled() => break,
+                    alive = changes.changed() => {
+                        if !alive || peer.notify_tool_list_changed().await.is_err() {
+                            break; // The registry or the client is gone.
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /// Later clients ask for list changes with `subscriptions/listen`.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.changes.clone();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                alive = changes.changed() => {
+                    if !alive || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl SessionEnd {
+    fn new() -> Arc<Self> {
+        Arc::new(Self(CancellationToken::new()))
+    }
+}

@@ -1,0 +1,33 @@
+//! agent-tools on PostgreSQL: what the memory store and the audit log share to reach a
+//! server, and the audit log in a table.
+//!
+//! - [`Pool`]: a few connections every task shares (each pipelines the statements of
+//!   whoever uses it at once), with TLS through rustls and the platform's trusted roots,
+//!   replaced when the server drops them. The memory store of `agent-tools-builtins` (feature
+//!   `postgres`) runs on it.
+//! - [`PostgresAudit`]: an [`AuditSink`](agent_tools_core::AuditSink) writing one row per call
+//!   into `agent_tools_audit`, in batches, from any number of processes, and telling
+//!   the registry when a call's row is committed, so that a call whose result was
+//!   returned is in the table even if the process dies the next moment.
+//!
+//! Tables carry an `agent_tools_` prefix, and the schema version of each component is
+//! kept in `agent_tools_schema` and migrated under an advisory lock when a process
+//! connects ([`migrate()`]).
+
+#![warn(missing_docs)]
+// On docs.rs, each item says which features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod audit;
+mod error;
+mod migrate;
+mod pool;
+mod tls;
+
+pub use audit::{AuditOptions, PostgresAudit};
+pub use error::Error;
+pub use migrate::{Migration, migrate};
+pub use pool::{Connection, Pool, PoolOptions};
+
+/// The client this crate is built on, for statements of one's own on a [`Connection`].
+pub use tokio_postgres;

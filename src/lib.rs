@@ -50,102 +50,29 @@
 //! # }
 //! ```
 //!
-//! ## Dependencies
+//! ## The guide
 //!
-//! The crates need Rust 1.95 or newer (their `rust-version`; CI lints with that
-//! toolchain).
+//! The [`guide`] says the rest, one chapter per subject; every example in it is a doc
+//! test:
 //!
-//! Argument structs derive serde's `Deserialize` and schemars' `JsonSchema`, and tools
-//! run on Tokio, so a crate of tools depends on those too — at the major versions this
-//! crate uses (serde 1 and schemars 1: a `JsonSchema` of schemars 0.8 is another trait,
-//! and the struct is then refused as tool arguments):
-//!
-//! ```toml
-//! [dependencies]
-//! agent-tools = { version = "0.1", default-features = false }  # + features: mcp, fs, shell, …
-//! serde = { version = "1", features = ["derive"] }
-//! schemars = "1"
-//! serde_json = "1"
-//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
-//! ```
-//!
-//! A tool with plain parameters (`async fn add(a: i64, b: i64)`) needs neither serde nor
-//! schemars in the crate: `#[tool]` derives the arguments through this crate.
-//!
-//! ## Writing tools
-//!
-//! `#[tool]` goes on a free `async fn` (a plain `fn` runs on Tokio's blocking pool) and
-//! generates a `<Name>Tool` struct implementing [`TypedTool`]. Its parameters are, in any
-//! order:
-//!
-//! - **the arguments**: one struct deriving `Deserialize` and `JsonSchema` (named `args`,
-//!   or of a type whose name ends in `Args`, or marked `#[args]`) — or plain parameters
-//!   (`path: String, limit: Option<u32>`), from which the macro generates the struct;
-//!   `///` on a plain parameter becomes its description;
-//! - optionally **one state** parameter `&State`: the tool struct then holds an
-//!   `Arc<State>` and is built with `ReadFileTool::new(state)`;
-//! - optionally **`&ToolContext`**: ids, cancellation, deadline, extensions, progress.
-//!
-//! It returns `T` or `Result<T, E>` where `T:` [`IntoToolOutput`] (`String`, `&str`, `()`,
-//! `serde_json::Value`, [`Json<T>`](Json), [`Image`], [`Audio`], [`Content`], [`ToolOutput`])
-//! and `E` implements `Display` or `Into<ToolError>`. A [`ToolOutput`]'s parts are MCP's
-//! kinds (text, image, audio, embedded resource, resource link), each with optional
-//! [`ContentAnnotations`].
-//!
-//! Attributes (each with an example in [`macro@tool`]'s docs): `name`, `title`,
-//! `description` (else the doc comment, which is required), `read_only`, `destructive`,
-//! `idempotent`, `open_world`, `strict`, `timeout`, `cancel_grace`, `retries`,
-//! `max_concurrency`, `edits_files`, `preview`, `defer`, `kinds`, `enabled` (in
-//! toolsets) and `crate`.
-//!
-//! [`#[toolset]`](toolset) on an `impl` block turns its `#[tool]` methods (taking `&self`)
-//! into tools sharing the value, implements [`Toolset`] and adds
-//! `register_all(self: Arc<Self>, &ToolRegistry)`.
-//!
-//! A synchronous tool runs on Tokio's blocking pool; when its call times out or is
-//! cancelled, the caller gets its result at once, but the thread runs the function to its
-//! end (threads cannot be stopped), and its result is dropped. Long synchronous work
-//! should check [`ToolContext::is_cancelled`].
-//!
-//! Every `#[tool]` also emits a `#[cfg(test)]` test that builds its spec, its schema
-//! validator and its definition in every provider dialect, and checks each against the
-//! provider's documented rules ([`testing`]), so `cargo test` catches an unusable schema
-//! or a definition a provider would reject. (Define tools at module level; a test inside a
-//! function body cannot run.)
-//!
-//! ## Providers
-//!
-//! [`ToolRegistry::definitions`] renders the tools for OpenAI Chat and Responses,
-//! Anthropic, Gemini or MCP ([`Dialect`]), strict where the provider and the schema allow
-//! ([`DefinitionOptions`], [`Strict`]); [`Dialect::tool_result`] renders a call's result as
-//! that provider's message, carrying what its format can and saying in text what it
-//! cannot (a part meant for the user only becomes a note). Each dialect is a transformation of the one canonical schema;
-//! see the `dialect` table in the README for what each changes.
-//!
-//! ## MCP
-//!
-//! [`mcp::serve_stdio`] and [`mcp::serve_http`] serve any registry to MCP clients, with
-//! the registry's validation, timeouts and audit log; [`mcp::MountMcp::mount_mcp`]
-//! brings another MCP server's tools into a registry. The `agent-tools` binary
-//! (`agent-tools serve`) does both for the built-in tools.
-//!
-//! A server is named `agent-tools` unless you name it: clients show the name and
-//! version, and may give the model its instructions.
-//!
-//! ```no_run
-//! # #[cfg(feature = "mcp")]
-//! # async fn serve(registry: agent_tools::ToolRegistry) -> Result<(), agent_tools::mcp::ServeError> {
-//! agent_tools::mcp::McpHandler::new(registry)
-//!     .server_info("notes-server", env!("CARGO_PKG_VERSION"))
-//!     .instructions("Note names are case-sensitive.")
-//!     .serve_stdio()
-//!     .await
-//! # }
-//! ```
+//! - [Writing tools](guide::tools): the dependencies a crate of tools needs, `#[tool]`'s
+//!   parameters, return types and attributes, `#[toolset]`, the tests each tool gets, and
+//!   talking to the caller (log messages, questions, the caller's model);
+//! - [Calling tools](guide::registry): the registry, the audit log and its redaction,
+//!   the provider dialects ([`ToolRegistry::definitions`], [`Dialect::tool_result`]) and
+//!   what each changes of the canonical schema;
+//! - [Deciding what runs](guide::policy): policy, approval, hooks, limits;
+//! - [Large tool sets](guide::tool_search): deferred tools and tool search;
+//! - the built-in tools (feature `builtins`), MCP (`mcp`, `oauth`), telemetry
+//!   (`telemetry`) and deployment (`postgres`), compiled in with those features;
+//! - [the command line](guide::cli), [performance](guide::performance) and
+//!   [development](guide::development).
 
 #![warn(missing_docs)]
 // On docs.rs, each item says which features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod guide;
 
 // Lets `#[tool]` name this crate `::agent_tools` in its own tests, examples and benches.
 extern crate self as agent_tools;
@@ -154,7 +81,7 @@ pub use agent_tools_core::*;
 
 /// Turns an `async fn` (or a plain `fn`, which runs on Tokio's blocking pool) into a
 /// tool: generates `<PascalName>Tool`, which implements [`TypedTool`]; see [Writing
-/// tools](crate#writing-tools) for its parameters and return types.
+/// tools](crate::guide::tools) for its parameters and return types.
 ///
 /// # Attributes
 ///
@@ -248,7 +175,7 @@ pub use agent_tools_postgres as postgres;
 #[cfg(feature = "telemetry")]
 pub use agent_tools_telemetry as telemetry;
 
-/// The examples in README.md, compiled and run as doc tests.
+/// The example in README.md, compiled and run as a doc test (the guide's are in [`guide`]).
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

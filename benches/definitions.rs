@@ -8,7 +8,7 @@ use std::hint::black_box;
 use agent_tools::{DefinitionOptions, Dialect, Strict};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-#[path = "../tests/dialects/corpus.rs"]
+#[path = "../tests/it/dialects/corpus.rs"]
 mod corpus;
 
 fn definitions(c: &mut Criterion) {

@@ -23,10 +23,8 @@ use agent_tools_core::{ToolCall, ToolRegistry, ToolResult};
 use axum::body::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 
-#[path = "../../../tests/support/hostile_pages.rs"]
-mod hostile_pages;
-#[path = "../../../tests/support/page_server.rs"]
-mod page_server;
+use test_support::hostile_pages;
+use test_support::page_server;
 
 const ARTICLE: &str = include_str!("../tests/fixtures/web/article.html");
 /// The most characters `web_fetch` returns in one call.

@@ -22,8 +22,7 @@ use serde_json::json;
 mod corpus;
 use corpus::{QUERIES, fill, registry, sqlite_corpus};
 
-#[path = "../../../tests/support/postgres.rs"]
-mod postgres;
+use test_support::postgres;
 
 /// Memories in each store.
 const CORPUS: u64 = 1_000_000;

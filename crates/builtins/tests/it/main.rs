@@ -1,0 +1,11 @@
+//! The package's one integration-test binary, as cargo and ripgrep lay theirs out: each
+//! file of `tests/` was a binary of its own, linked against every dependency again; as
+//! modules of one binary the package's tests link once. `cargo test --test it -- NAME::`
+//! runs one module. What several packages' tests share is `agent-tools-test-support`.
+
+// Modules that need a feature of the package are compiled with it only.
+mod exec_memory;
+#[cfg(feature = "postgres")]
+mod memory_postgres;
+mod registration;
+mod web_bomb;

@@ -8,8 +8,23 @@
 //! ([`DEFAULT_DENY`]) only catches classic accidents and says it is not a boundary. See
 //! the module of each for why: `sandbox` has the table of what each layer stops and what
 //! it needs, `child` why the code between `fork` and `exec` allocates nothing.
+//!
+//! # On systems other than Linux
+//!
+//! The sandbox is made of Linux kernel features, so elsewhere (macOS, the BSDs) `exec`
+//! refuses every call with "exec's sandbox needs Linux (Landlock, seccomp, PID
+//! namespaces); set `sandbox = "none"` in `[exec]` to run commands without one" — unless
+//! the configuration chose [`ExecSandbox::None`] itself. Then commands run unconfined,
+//! with the same time limit, output bounds, scrubbed environment and guard, in a process
+//! group of their own that is killed when the call ends; a process that leaves the group
+//! may outlive the call, and each output says so unless `keep_background = true`. The
+//! Linux-only crates (`landlock`, `seccompiler`) are not built there. (Windows has no
+//! `exec`: the `shell` feature needs a Unix.)
 
 mod capture;
+// What the child does between `fork` and `exec` is all Linux system calls (namespaces,
+// Landlock, seccomp, capabilities, the parent-death signal).
+#[cfg(target_os = "linux")]
 mod child;
 mod command_guard;
 mod env;
@@ -50,7 +65,8 @@ pub struct ExecConfig {
     pub deny: Vec<String>,
     /// Guard patterns that let a segment through despite a deny pattern.
     pub allow: Vec<String>,
-    /// The sandbox. Default Landlock.
+    /// The sandbox. Default Landlock, which only Linux has: elsewhere `exec` refuses to
+    /// run commands unless this is [`ExecSandbox::None`].
     pub sandbox: ExecSandbox,
     /// Refuse to run commands when the sandbox cannot be enforced. Default false: run
     /// unconfined and say so in the output.
@@ -291,5 +307,6 @@ fn ended(status: std::process::ExitStatus) -> String {
     }
 }
 
-#[cfg(test)]
+// Real commands under the real sandbox, which only Linux has.
+#[cfg(all(test, target_os = "linux"))]
 mod tests;

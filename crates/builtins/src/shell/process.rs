@@ -2,12 +2,12 @@
 //! every process it started.
 //!
 //! The command is the leader of a new process group, so a timeout or a cancellation can
-//! signal the whole tree (SIGTERM, then SIGKILL after a grace period); unless background
-//! processes may stay, it also runs in its own PID namespace ([`super::child`]), which
-//! ends whatever left the group. The child gets `PR_SET_PDEATHSIG`, so it dies if the
-//! agent dies. Reading the output never waits on a grandchild that keeps the pipes open:
-//! once the command has ended, the pipes get a short drain period and are then abandoned
-//! (and their holders killed).
+//! signal the whole tree (SIGTERM, then SIGKILL after a grace period); on Linux, unless
+//! background processes may stay, it also runs in its own PID namespace (the `child`
+//! module), which ends whatever left the group, and it gets `PR_SET_PDEATHSIG`, so it dies
+//! if the agent dies. Reading the output never waits on a grandchild that keeps the pipes
+//! open: once the command has ended, the pipes get a short drain period and are then
+//! abandoned (and their holders killed).
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,7 +19,7 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::HeadTail;
-use super::child::ChildPlan;
+use super::sandbox::ChildPlan;
 use crate::process_group::ProcessGroup;
 
 /// How long output may still arrive after the command ended.

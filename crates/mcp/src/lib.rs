@@ -78,27 +78,16 @@
 // On docs.rs, each item says which features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod authorized;
-mod caller_wire;
-mod client_caller;
-mod convert;
-mod handler;
-mod http_auth;
-mod loaded_tools;
 mod mount;
-mod notify;
 #[cfg(feature = "oauth")]
 pub mod oauth;
-mod own_requests;
 mod serve;
-mod stdio;
+mod wire;
 
-pub use handler::McpHandler;
-pub use http_auth::HttpOptions;
 pub use mount::{
     HttpEndpoint, McpMount, McpServer, MountError, MountMcp, MountOptions, StdioCommand, ToolFilter,
 };
-pub use serve::{HTTP_ENDPOINT, HttpServer, ServeError, serve_http, serve_stdio};
+pub use serve::{HTTP_ENDPOINT, HttpOptions, HttpServer, McpHandler, ServeError, serve_http, serve_stdio};
 
 /// The MCP SDK this crate is built on, for clients and custom transports.
 pub use rmcp;

@@ -36,7 +36,9 @@ use super::in_order::InOrder;
 use super::progress::ProgressRoutes;
 use super::requests::CallsInFlight;
 use super::{McpServer, MountError};
-use crate::convert;
+#[cfg(feature = "oauth")]
+use crate::oauth::client::transport::OAuthHttpClient;
+use crate::wire::tools;
 
 /// Bounds connecting and listing when the mount sets no timeout.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -176,12 +178,12 @@ impl StdError for HttpStatus {}
 impl super::HttpEndpoint {
     /// The HTTP client that logs in with OAuth, when the mount does.
     #[cfg(feature = "oauth")]
-    fn oauth_http(&self) -> Result<Option<crate::oauth::OAuthHttpClient>, ConnectError> {
+    fn oauth_http(&self) -> Result<Option<OAuthHttpClient>, ConnectError> {
         let Some(login) = &self.oauth else {
             return Ok(None);
         };
         let url = url::Url::parse(&self.url).map_err(|error| ConnectError::Connect(Box::new(error)))?;
-        Ok(Some(crate::oauth::OAuthHttpClient::new(login.clone(), url)))
+        Ok(Some(OAuthHttpClient::new(login.clone(), url)))
     }
 
     #[cfg(not(feature = "oauth"))]
@@ -541,7 +543,7 @@ impl Session {
         };
         abandoned.disarm();
         match response {
-            Ok(ServerResult::CallToolResult(result)) => Ok(convert::tool_output(&result)),
+            Ok(ServerResult::CallToolResult(result)) => Ok(tools::tool_output(&result)),
             Ok(ServerResult::EmptyResult(_)) => Ok(ToolOutput::default()),
             Ok(ServerResult::InputRequiredResult(_)) => Err(Failure::Remote(
                 "it asked for more input, which mounted tools cannot give".to_owned(),

@@ -35,6 +35,9 @@ use std::time::Duration;
 use agent_tools_core::{RegistryError, ToolRegistry, WeakToolRegistry};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "oauth")]
+use crate::oauth::client::login::OAuthClient;
+
 use connection::{Connection, describe};
 use remote_tool::Imported;
 
@@ -84,7 +87,7 @@ pub struct HttpEndpoint {
     url: String,
     bearer_token: Option<String>,
     #[cfg(feature = "oauth")]
-    oauth: Option<crate::oauth::OAuthClient>,
+    oauth: Option<OAuthClient>,
 }
 
 impl fmt::Debug for HttpEndpoint {
@@ -136,7 +139,7 @@ impl McpServer {
     /// first `401` starts a login as `client` is configured, and later requests carry its
     /// token; see [`crate::oauth`].
     #[cfg(feature = "oauth")]
-    pub fn oauth(mut self, client: crate::oauth::OAuthClient) -> Self {
+    pub fn oauth(mut self, client: OAuthClient) -> Self {
         if let Self::Http(endpoint) = &mut self {
             endpoint.oauth = Some(client);
         }

@@ -24,7 +24,7 @@ use rmcp::service::InboundStreamOrigin;
 use rmcp::{ErrorData as McpError, model::Extensions};
 use serde_json::json;
 
-use crate::caller_wire;
+use crate::wire::caller;
 
 /// What the mount tells servers it can do: elicitation (forms and URLs) and sampling
 /// with tools, all passed on to the caller of the call. Declared whoever that will be; a
@@ -41,9 +41,9 @@ pub(super) async fn elicit(
     extensions: &Extensions,
 ) -> Result<ElicitResult, McpError> {
     let ctx = calls.caller_of(extensions.get()).ok_or_else(no_call)?;
-    let request = caller_wire::elicit_request(params).map_err(|why| McpError::invalid_params(why, None))?;
+    let request = caller::elicit_request(params).map_err(|why| McpError::invalid_params(why, None))?;
     let response = ctx.elicit_request(request).await.map_err(refused)?;
-    Ok(caller_wire::elicit_result(response))
+    Ok(caller::elicit_result(response))
 }
 
 /// `sampling/createMessage` from the server, answered by the caller.
@@ -53,15 +53,15 @@ pub(super) async fn sample(
     extensions: &Extensions,
 ) -> Result<CreateMessageResult, McpError> {
     let ctx = calls.caller_of(extensions.get()).ok_or_else(no_call)?;
-    let request = caller_wire::sampling_request(params).map_err(|why| McpError::invalid_params(why, None))?;
+    let request = caller::sampling_request(params).map_err(|why| McpError::invalid_params(why, None))?;
     let response = ctx.sample(request).await.map_err(refused)?;
-    caller_wire::sampling_result(response).map_err(|why| McpError::internal_error(why, None))
+    caller::sampling_result(response).map_err(|why| McpError::internal_error(why, None))
 }
 
 /// `notifications/message` from the server, logged to the caller of the call in flight
 /// (and to `tracing` by [`ToolContext::log_message`]); without a call, to `tracing` only.
 pub(super) fn log(calls: &CallsInFlight, params: &LoggingMessageNotificationParam, extensions: &Extensions) {
-    let Some(message) = caller_wire::log_message(params) else {
+    let Some(message) = caller::log_message(params) else {
         return;
     };
     match calls.caller_of(extensions.get()) {

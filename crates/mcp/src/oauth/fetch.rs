@@ -1,7 +1,8 @@
 //! Reading JSON documents from an authorization server: its metadata, its keys, its
 //! introspection answers — bounded in size and time, so a slow or hostile server cannot
 //! hold a request or fill memory; and the URLs they are read from: which may be used
-//! ([`secure_url`]), and where well-known documents are ([`well_known`]).
+//! ([`secure_url`]), and where well-known documents are ([`well_known`]); and requests
+//! authenticated as a client ([`basic_auth`]), at the token endpoint or introspection.
 
 use std::time::Duration;
 
@@ -104,6 +105,20 @@ pub(crate) fn at_path(base: &Url, path: &str) -> Url {
     url.set_query(None);
     url.set_fragment(None);
     url
+}
+
+/// `request` authenticated as client `id` with `secret` by HTTP Basic, both parts
+/// form-urlencoded first (RFC 6749 §2.3.1), so that a `:` or `%` in them survives.
+pub(crate) fn basic_auth(
+    request: reqwest::RequestBuilder,
+    id: &str,
+    secret: &str,
+) -> reqwest::RequestBuilder {
+    request.basic_auth(form_encode(id), Some(form_encode(secret)))
+}
+
+fn form_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 #[cfg(test)]

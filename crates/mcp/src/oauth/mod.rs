@@ -27,24 +27,16 @@
 //! `401`; calls made at once share one refresh; a `403 insufficient_scope` logs in again
 //! with the scope asked for added (step-up), a bounded number of times.
 
-mod authorizer;
-mod challenge;
-mod client;
+// The two sides, serving (`resource`) and mounting (`client`), reached from outside only
+// through the re-exports below; `discovery` and `fetch` are what both need of an
+// authorization server.
+pub(crate) mod client;
 mod discovery;
 mod fetch;
-mod grant;
-mod guard;
-mod keys;
-mod protected_resource;
-mod resource;
-mod scopes;
-mod token_store;
-mod transport;
+pub(crate) mod resource;
 
-pub use authorizer::{AuthorizeError, Authorizer, FollowRedirect, LoopbackBrowser};
-pub use client::{OAuthClient, OAuthClientBuilder, OAuthClientError};
-pub(crate) use guard::{CloseSession, Guard, metadata_routes};
-pub use resource::{OAuthError, OAuthResource, OAuthResourceBuilder};
-pub use scopes::ScopeMap;
-pub use token_store::{FileTokenStore, MemoryTokenStore, StoredLogin, TokenStore};
-pub use transport::OAuthHttpClient;
+pub use client::{
+    AuthorizeError, Authorizer, FileTokenStore, FollowRedirect, LoopbackBrowser, MemoryTokenStore,
+    OAuthClient, OAuthClientBuilder, OAuthClientError, OAuthHttpClient, StoredLogin, TokenStore,
+};
+pub use resource::{OAuthError, OAuthResource, OAuthResourceBuilder, ScopeMap};

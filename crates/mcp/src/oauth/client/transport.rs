@@ -13,8 +13,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use url::Url;
 
-use super::OAuthClient;
-use super::client::Refusal;
+use super::login::{OAuthClient, OAuthClientError, Refusal};
 
 type HeaderMap = HashMap<axum::http::HeaderName, axum::http::HeaderValue>;
 type Error = StreamableHttpError<reqwest::Error>;
@@ -92,7 +91,7 @@ impl OAuthHttpClient {
 }
 
 /// A login failure, as the transport reports errors (its source is the login's error).
-fn login_failed(error: super::OAuthClientError) -> Error {
+fn login_failed(error: OAuthClientError) -> Error {
     StreamableHttpError::Io(std::io::Error::other(error))
 }
 

@@ -24,11 +24,11 @@ use url::Url;
 
 use super::authorizer::Authorizer;
 use super::challenge::Challenge;
-use super::discovery::{self, ServerMetadata};
-use super::fetch;
 use super::grant::{self, ClientAuth, Pkce, TokenFailure, Tokens};
 use super::protected_resource;
 use super::token_store::{MemoryTokenStore, StoredLogin, TokenStore};
+use crate::oauth::discovery::{self, ServerMetadata};
+use crate::oauth::fetch;
 
 /// A token this close to its expiry is refreshed before use.
 const REFRESH_MARGIN_SECS: u64 = 30;
@@ -482,8 +482,8 @@ impl OAuthClient {
 
 impl OAuthClientBuilder {
     /// Authorizes with the authorization code flow through `authorizer` (the user's
-    /// browser: [`LoopbackBrowser`](super::LoopbackBrowser); headless:
-    /// [`FollowRedirect`](super::FollowRedirect)).
+    /// browser: [`LoopbackBrowser`](crate::oauth::LoopbackBrowser); headless:
+    /// [`FollowRedirect`](crate::oauth::FollowRedirect)).
     pub fn authorizer(mut self, authorizer: impl Authorizer) -> Self {
         self.config.grant = Grant::Code(Arc::new(authorizer));
         self

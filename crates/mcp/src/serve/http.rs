@@ -1,4 +1,5 @@
-//! Running an [`McpHandler`] on a transport: the process's stdio, or streamable HTTP.
+//! Running an [`McpHandler`] over streamable HTTP: the axum server, its admission checks
+//! in front of the MCP endpoint, and the [`HttpServer`] handle that stops it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -6,58 +7,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_tools_core::ToolRegistry;
 use axum::serve::ListenerExt as _;
-use rmcp::ServiceExt as _;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::McpHandler;
-use crate::http_auth::{self, HttpOptions};
-use crate::own_requests::{SessionsWithoutProgressTokens, WithoutProgressTokens};
-#[cfg(unix)]
-use crate::stdio::SocketPair;
-use crate::stdio::Stdio;
+use super::error::ServeError;
+use super::handler::McpHandler;
+use super::http_auth::{self, HttpOptions};
+use super::own_requests::SessionsWithoutProgressTokens;
+#[cfg(feature = "oauth")]
+use crate::oauth::resource::guard::{CloseSession, Guard, metadata_routes};
 
 /// The path of the MCP endpoint [`serve_http`] serves.
 pub const HTTP_ENDPOINT: &str = "/mcp";
-
-/// Why serving stopped or could not start.
-///
-/// The message names the cause, so it reads as one line; the cause is also the error's
-/// [`source`](std::error::Error::source), for callers that inspect it
-/// ([`agent_tools_core::error_chain`] does not repeat it).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServeError {
-    /// The address could not be bound, or the connection failed.
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-    /// The client's `initialize` handshake failed. The source is rmcp's error
-    /// (`rmcp::service::ServerInitializeError` today), boxed so that this type does not
-    /// change with rmcp's.
-    #[error("MCP handshake failed: {0}")]
-    Handshake(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// The server's task failed (a panic outside any tool).
-    #[error("the MCP server stopped unexpectedly: {0}")]
-    Stopped(#[source] tokio::task::JoinError),
-    /// The address is reachable from other machines and no bearer token was set; see
-    /// [`HttpOptions`].
-    #[error(
-        "refusing to serve {0} without a bearer token: anyone who can reach it could call every \
-         tool; set a token (HttpOptions::bearer_token) or serve 127.0.0.1"
-    )]
-    Unauthenticated(SocketAddr),
-}
-
-/// Serves `registry` over the process's stdin and stdout until the client closes them.
-/// Nothing else may write to stdout meanwhile; log to stderr.
-pub async fn serve_stdio(registry: ToolRegistry) -> Result<(), ServeError> {
-    McpHandler::new(registry).serve_stdio().await
-}
 
 /// Serves `registry` over streamable HTTP at `http://ADDR/mcp`; see
 /// [`McpHandler::serve_http`].
@@ -74,40 +38,6 @@ pub async fn serve_http(registry: ToolRegistry, addr: impl ToSocketAddrs) -> Res
 }
 
 impl McpHandler {
-    /// Serves over the process's stdin and stdout until the client closes them.
-    ///
-    /// Pipes and Unix socket pairs (how MCP clients start a server) are read and written
-    /// on Tokio's IO driver, not its blocking pool, which saves a thread hand-off per
-    /// message; other files (a terminal, a regular file) go through the blocking handles.
-    /// When stdin and stdout are Unix sockets, they are non-blocking for the whole process
-    /// while this runs: nothing else should use them meanwhile (child processes should not
-    /// inherit them). Needs a runtime with IO enabled (`enable_all`).
-    pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        match Stdio::open() {
-            Stdio::Rmcp(read, write) => self.serve_streams(read, write).await,
-            #[cfg(unix)]
-            Stdio::Sockets(SocketPair { read, write, restore }) => {
-                let served = self.serve_streams(read, write).await;
-                drop(restore);
-                served
-            }
-        }
-    }
-
-    /// Serves one session over a pair of byte streams until it ends.
-    async fn serve_streams<R, W>(self, read: R, write: W) -> Result<(), ServeError>
-    where
-        R: AsyncRead + Send + Unpin + 'static,
-        W: AsyncWrite + Send + Unpin + 'static,
-    {
-        let transport = WithoutProgressTokens(AsyncRwTransport::new(read, write));
-        let running = self
-            .serve(transport)
-            .await
-            .map_err(|error| ServeError::Handshake(Box::new(error)))?;
-        running.waiting().await.map(drop).map_err(ServeError::Stopped)
-    }
-
     /// Binds `addr` and serves streamable HTTP at [`HTTP_ENDPOINT`] in the background;
     /// the returned handle tells the bound address (bind port 0 to get a free one) and
     /// stops the server when dropped.
@@ -173,12 +103,12 @@ impl McpHandler {
         }
         #[cfg(feature = "oauth")]
         if let Some(resource) = options.oauth_resource() {
-            let guard = crate::oauth::Guard::new(resource.clone(), registry, session_closer(sessions));
+            let guard = Guard::new(resource.clone(), registry, session_closer(sessions));
             router = router
                 .layer(axum::middleware::from_fn(move |request, next| {
                     guard.clone().check(request, next)
                 }))
-                .merge(crate::oauth::metadata_routes(resource));
+                .merge(metadata_routes(resource));
         }
         let stop = shutdown.clone();
         let listener = listener.tap_io(no_delay);
@@ -199,7 +129,7 @@ impl McpHandler {
 
 /// What the OAuth guard calls to close a session it can no longer keep the owner of.
 #[cfg(feature = "oauth")]
-fn session_closer(sessions: Arc<Sessions>) -> Arc<crate::oauth::CloseSession> {
+fn session_closer(sessions: Arc<Sessions>) -> Arc<CloseSession> {
     use rmcp::transport::streamable_http_server::session::SessionManager as _;
     Arc::new(move |id: String| {
         let sessions = sessions.clone();

@@ -1,4 +1,5 @@
-//! Between our types and MCP's wire shapes.
+//! Tools between our types and MCP's wire shapes: `tools/list` definitions, `tools/call`
+//! results, and the content blocks they (and sampling messages) carry.
 //!
 //! Both directions go through JSON: our side already renders MCP's shapes
 //! ([`Dialect::Mcp`]), and reading a remote result as JSON keeps us independent of how

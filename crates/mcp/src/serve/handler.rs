@@ -26,11 +26,11 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::authorized::Authorized;
-use crate::client_caller::{ClientCaller, SessionLogLevel};
-use crate::loaded_tools::LoadedTools;
-use crate::notify::Notifier;
-use crate::{caller_wire, convert};
+use super::authorized::Authorized;
+use super::client_caller::{ClientCaller, SessionLogLevel};
+use super::loaded_tools::LoadedTools;
+use super::notify::Notifier;
+use crate::wire::{caller, tools};
 
 /// Serves the tools of a [`ToolRegistry`] to MCP clients.
 ///
@@ -203,7 +203,7 @@ impl ServerHandler for McpHandler {
         definitions.extend(self.loaded.definitions(&self.registry, visibility.as_ref()));
         let tools = definitions
             .into_iter()
-            .map(convert::tool_definition)
+            .map(tools::tool_definition)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
         Ok(ListToolsResult::with_all_items(tools))
@@ -235,7 +235,7 @@ impl ServerHandler for McpHandler {
         if result.outcome == Outcome::UnknownTool {
             return Err(McpError::invalid_params(result.text(), None));
         }
-        convert::call_result(&result)
+        tools::call_result(&result)
             .map(CallToolResponse::from)
             .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
     }
@@ -247,7 +247,7 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let level = caller_wire::log_level(&request)
+        let level = caller::log_level(&request)
             .ok_or_else(|| McpError::invalid_params("unknown logging level", None))?;
         self.log_level.set(level);
         Ok(())

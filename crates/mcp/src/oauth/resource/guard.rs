@@ -22,9 +22,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
-use super::OAuthResource;
-use super::resource::TokenError;
-use crate::authorized::Authorized;
+use super::tokens::{OAuthResource, TokenError};
+use crate::serve::authorized::Authorized;
+use crate::serve::http_auth;
 
 /// The most a request body is read to find the tool it calls (POSTs only, and only when
 /// scopes are set); a larger body is refused with `413`, not passed on unchecked.
@@ -84,7 +84,7 @@ impl Guard {
 
     /// The middleware: admits the request with its principal, or answers it.
     pub(crate) async fn check(self: Arc<Self>, request: Request, next: Next) -> Response {
-        let Some(token) = crate::http_auth::bearer(request.headers()) else {
+        let Some(token) = http_auth::bearer(request.headers()) else {
             return self.challenge(StatusCode::UNAUTHORIZED, None);
         };
         let principal = match self.resource.verify(token).await {

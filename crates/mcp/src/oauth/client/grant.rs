@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use url::Url;
 
-use super::fetch::{self, FetchError};
+use crate::oauth::fetch::{self, FetchError};
 
 /// How a client proves itself at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +228,7 @@ pub(crate) async fn token(
     let mut form: Vec<(&str, &str)> = params.to_vec();
     let mut request = http.post(endpoint.clone());
     match (client.auth, client.secret.as_deref()) {
-        (ClientAuth::Basic, Some(secret)) => request = basic_auth(request, &client.id, secret),
+        (ClientAuth::Basic, Some(secret)) => request = fetch::basic_auth(request, &client.id, secret),
         (ClientAuth::Post, Some(secret)) => {
             form.push(("client_id", &client.id));
             form.push(("client_secret", secret));
@@ -263,20 +263,6 @@ pub(crate) async fn token(
         }),
         None => Err(TokenFailure::Failed(format!("{endpoint} answered {status}"))),
     }
-}
-
-/// `request` authenticated as client `id` with `secret` by HTTP Basic, both parts
-/// form-urlencoded first (RFC 6749 §2.3.1), so that a `:` or `%` in them survives.
-pub(crate) fn basic_auth(
-    request: reqwest::RequestBuilder,
-    id: &str,
-    secret: &str,
-) -> reqwest::RequestBuilder {
-    request.basic_auth(form_encode(id), Some(form_encode(secret)))
-}
-
-fn form_encode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 #[cfg(test)]

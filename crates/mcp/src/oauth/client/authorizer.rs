@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 use url::Url;
 
-use super::fetch;
+use crate::oauth::fetch;
 
 /// How long [`LoopbackBrowser`] waits for the user to finish at the authorization server.
 const LOGIN_WAIT: Duration = Duration::from_secs(5 * 60);

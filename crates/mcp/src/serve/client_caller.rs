@@ -30,8 +30,8 @@ use rmcp::model::{
 };
 use rmcp::service::{ElicitationMode, OriginatingRequestId, Peer};
 
-use crate::caller_wire;
-use crate::notify::{NotificationQueue, Outgoing};
+use super::notify::{NotificationQueue, Outgoing};
+use crate::wire::caller;
 
 /// The least severe level a session's client wants, shared by its calls.
 #[derive(Debug, Default)]
@@ -99,12 +99,12 @@ impl ClientCaller {
             };
             return Err(CallerError::not_available(what));
         }
-        let params = caller_wire::elicit_params(request)?;
+        let params = caller::elicit_params(request)?;
         match self
             .send(ServerRequest::ElicitRequest(McpElicitRequest::new(params)))
             .await?
         {
-            ClientResult::ElicitResult(result) => Ok(caller_wire::elicit_response(result)),
+            ClientResult::ElicitResult(result) => Ok(caller::elicit_response(result)),
             other => Err(unexpected(&other)),
         }
     }
@@ -122,17 +122,17 @@ impl ClientCaller {
                 "let its model call tools (sampling with tools)",
             ));
         }
-        // Sent as the JSON it is (see `caller_wire::sampling_params`); the answer is read
+        // Sent as the JSON it is (see `caller::sampling_params`); the answer is read
         // by its shape, whatever request rmcp thinks it answers.
-        let params = caller_wire::sampling_params(request)?;
+        let params = caller::sampling_params(request)?;
         let request = CustomRequest::new("sampling/createMessage", Some(params));
         match self.send(ServerRequest::CustomRequest(request)).await? {
-            ClientResult::CreateMessageResult(result) => caller_wire::sampling_response(&result),
+            ClientResult::CreateMessageResult(result) => caller::sampling_response(&result),
             ClientResult::CustomResult(CustomResult(result)) => serde_json::from_value(result)
                 .map_err(|error| {
                     CallerError::failed(format!("the client's answer is not a sampling result: {error}"))
                 })
-                .and_then(|result| caller_wire::sampling_response(&result)),
+                .and_then(|result| caller::sampling_response(&result)),
             other => Err(unexpected(&other)),
         }
     }
@@ -143,7 +143,7 @@ impl Caller for ClientCaller {
         if !self.log_level.lets_through(message.level) {
             return;
         }
-        if let Some(notification) = caller_wire::log_notification(message) {
+        if let Some(notification) = caller::log_notification(message) {
             self.notifications.send(Outgoing::Log(notification));
         }
     }

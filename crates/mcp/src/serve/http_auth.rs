@@ -17,7 +17,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
-use crate::ServeError;
+use super::error::ServeError;
+#[cfg(feature = "oauth")]
+use crate::oauth::resource::tokens::OAuthResource;
 
 /// How [`McpHandler::serve_http_with`](crate::McpHandler::serve_http_with) serves: whom
 /// it admits, and whether it keeps MCP sessions ([`stateless`](Self::stateless)).
@@ -34,7 +36,7 @@ pub struct HttpOptions {
     allow_unauthenticated: bool,
     stateless: bool,
     #[cfg(feature = "oauth")]
-    oauth: Option<crate::oauth::OAuthResource>,
+    oauth: Option<OAuthResource>,
 }
 
 impl HttpOptions {
@@ -64,13 +66,13 @@ impl HttpOptions {
     /// protected resource metadata clients need to get one; see [`crate::oauth`]. As with a
     /// bearer token, any address may then be served.
     #[cfg(feature = "oauth")]
-    pub fn oauth(mut self, resource: crate::oauth::OAuthResource) -> Self {
+    pub fn oauth(mut self, resource: OAuthResource) -> Self {
         self.oauth = Some(resource);
         self
     }
 
     /// Serves without MCP sessions, so that any replica can answer any request: see
-    /// [`crate::serve`'s docs](crate#stateless-http) for what that gives and gives up.
+    /// [the crate's docs](crate#stateless-http) for what that gives and gives up.
     pub fn stateless(mut self) -> Self {
         self.stateless = true;
         self
@@ -83,7 +85,7 @@ impl HttpOptions {
 
     /// The OAuth resource server requests go through, if any.
     #[cfg(feature = "oauth")]
-    pub(crate) fn oauth_resource(&self) -> Option<&crate::oauth::OAuthResource> {
+    pub(crate) fn oauth_resource(&self) -> Option<&OAuthResource> {
         self.oauth.as_ref()
     }
 

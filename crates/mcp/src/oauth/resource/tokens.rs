@@ -13,11 +13,10 @@ use serde::Deserialize;
 use tokio::sync::OnceCell;
 use url::Url;
 
-use super::ScopeMap;
-use super::discovery::{self, ServerMetadata};
-use super::fetch::{self, FetchError};
-use super::grant;
 use super::keys::{KeyCache, KeyError};
+use super::scopes::ScopeMap;
+use crate::oauth::discovery::{self, ServerMetadata};
+use crate::oauth::fetch::{self, FetchError};
 
 /// How long, by default, a token may be past its `exp` (or before its `nbf`): clocks
 /// differ a little.
@@ -266,7 +265,7 @@ impl OAuthResource {
         })?;
         let endpoint = secure_url(endpoint, "the introspection endpoint")?;
         let request = self.inner.http.post(endpoint.clone());
-        let request = grant::basic_auth(request, &credentials.id, &credentials.secret)
+        let request = fetch::basic_auth(request, &credentials.id, &credentials.secret)
             .form(&[("token", token), ("token_type_hint", "access_token")]);
         let answer: Introspection = fetch::json(request, &endpoint)
             .await

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::challenge::Challenge;
-use super::fetch;
+use crate::oauth::fetch;
 
 /// What an MCP server says about its protection (the fields used here).
 #[derive(Debug, Clone, Deserialize)]

@@ -2,7 +2,7 @@
 //! [`SamplingRequest`] and their answers) and MCP's wire shapes, both ways: serving sends
 //! ours to the client, mounting receives a remote server's and passes them on.
 //!
-//! Like [`convert`], this goes through JSON: content parts use the one
+//! Like [`tools`], this goes through JSON: content parts use the one
 //! mapping of [`Dialect::Mcp`], so every content kind MCP and we share crosses the same
 //! way in a tool result and in a sampling message.
 
@@ -20,7 +20,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::convert;
+use super::tools;
 
 /// A log message as `notifications/message` params.
 pub(crate) fn log_notification(message: LogMessage) -> Option<LoggingMessageNotificationParam> {
@@ -112,7 +112,7 @@ fn model_preferences(params: &CreateMessageRequestParams, wire: &Value) -> Optio
     ];
     for (name, priority) in priorities {
         if let Some(priority) = priority {
-            preferences[name] = convert::f32_as_sent(priority).into();
+            preferences[name] = tools::f32_as_sent(priority).into();
         }
     }
     Some(preferences)
@@ -191,7 +191,7 @@ pub(crate) fn sampling_request(params: &CreateMessageRequestParams) -> Result<Sa
         .unwrap_or_default();
     let mut request = SamplingRequest::new(messages, params.max_tokens);
     request.system_prompt = params.system_prompt.clone();
-    request.temperature = params.temperature.map(convert::f32_as_sent);
+    request.temperature = params.temperature.map(tools::f32_as_sent);
     request.stop_sequences = params.stop_sequences.clone().unwrap_or_default();
     request.model_preferences = model_preferences(params, &wire);
     request.include_context = wire
@@ -264,11 +264,11 @@ fn sampling_content(block: &Value) -> SamplingContent {
             content: block
                 .get("content")
                 .and_then(Value::as_array)
-                .map(|parts| parts.iter().map(convert::content_part).collect())
+                .map(|parts| parts.iter().map(tools::content_part).collect())
                 .unwrap_or_default(),
             is_error: block.get("isError").and_then(Value::as_bool).unwrap_or(false),
         },
-        _ => SamplingContent::Part(convert::content_part(block)),
+        _ => SamplingContent::Part(tools::content_part(block)),
     }
 }
 

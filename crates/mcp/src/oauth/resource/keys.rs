@@ -15,7 +15,7 @@ use jsonwebtoken::jwk::{Jwk, JwkSet};
 use tokio::sync::{Mutex, RwLock};
 use url::Url;
 
-use super::fetch::{self, FetchError};
+use crate::oauth::fetch::{self, FetchError};
 
 /// A key set older than this is fetched again before use.
 const MAX_AGE: Duration = Duration::from_secs(60 * 60);

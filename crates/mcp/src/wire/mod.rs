@@ -1,0 +1,12 @@
+//! Conversions between rmcp's types and ours, in both directions: serving turns our
+//! definitions, results and caller requests into MCP's wire shapes, and mounting turns a
+//! remote server's back into ours.
+//!
+//! Separate from [`serve`](crate::serve) and [`mount`](crate::mount) because both use the
+//! same mapping, so a shape crosses the same way whichever side we are on.
+//!
+//! - [`tools`]: tool definitions, `tools/call` results and the content blocks they carry;
+//! - [`caller`]: log messages, elicitation and sampling requests and their answers.
+
+pub(crate) mod caller;
+pub(crate) mod tools;

@@ -222,7 +222,7 @@ async fn a_call_deferred_in_one_process_is_resumed_in_another() {
     let child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_call_deferred_in_one_process_is_resumed_in_another",
+            "approval_later::a_call_deferred_in_one_process_is_resumed_in_another",
             "--nocapture",
         ])
         .env(CHILD, dir.path())

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use agent_tools_builtins::Builtins;
 use agent_tools_builtins::Workspace;
-use agent_tools_builtins::shell::{ExecConfig, ExecSandbox};
+use agent_tools_builtins::{ExecConfig, ExecSandbox};
 use agent_tools_core::{ToolCall, ToolRegistry};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;

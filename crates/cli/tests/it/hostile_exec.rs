@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use agent_tools::builtins::Builtins;
 use agent_tools::builtins::Workspace;
-use agent_tools::builtins::shell::{ExecConfig, ExecSandbox};
+use agent_tools::builtins::{ExecConfig, ExecSandbox};
 use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult};
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::json;

@@ -205,7 +205,7 @@ async fn a_process_killed_as_a_call_returns_has_audited_it() {
         .await
         .unwrap();
     let status = Command::new(std::env::current_exe().unwrap())
-        .args(["child_calls_then_dies", "--exact", "--nocapture"])
+        .args(["audit::child_calls_then_dies", "--exact", "--nocapture"])
         .env("AUDIT_CHILD_URL", &url)
         .status()
         .unwrap();

@@ -320,7 +320,7 @@ fn child(envs: &[(&str, String)]) -> String {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args([
-            "child_traces_one_call_as_the_environment_says",
+            "otlp::child_traces_one_call_as_the_environment_says",
             "--exact",
             "--nocapture",
             "--quiet",

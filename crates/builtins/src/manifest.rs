@@ -6,6 +6,8 @@ use std::sync::Arc;
 use agent_tools_core::{ToolContext, ToolError, ToolOutput};
 use agent_tools_macros::toolset;
 
+#[cfg(feature = "shell")]
+use crate::ExecConfig;
 #[cfg(feature = "agent")]
 use crate::agent::{self, SubagentManager};
 #[cfg(feature = "fs")]
@@ -19,7 +21,7 @@ use crate::memory_source::MemorySource;
 #[cfg(feature = "screen")]
 use crate::screen::{self, ScreenshotConfig};
 #[cfg(feature = "shell")]
-use crate::shell::{self, Exec, ExecConfig};
+use crate::shell::{self, Exec};
 #[cfg(feature = "web")]
 use crate::web::{self, FetchConfig, Fetcher, SearchConfig, Searcher};
 use crate::{SetupError, Workspace};

@@ -6,6 +6,7 @@
 //! registered only when their section provides it. Secrets are named by environment
 //! variable (`api_key_env`) rather than written into the file.
 
+pub(crate) mod exec;
 mod sections;
 
 use std::path::PathBuf;
@@ -15,9 +16,10 @@ use crate::Workspace;
 use agent_tools_core::ToolRegistry;
 use serde::Deserialize;
 
+pub use exec::{ExecConfig, ExecSandbox};
 pub use sections::{
-    ExecSection, MediaSection, MemorySection, SandboxSetting, ScreenshotSection, SubagentsSection,
-    TelegramSection, WebSection, WorkspaceSection,
+    MediaSection, MemorySection, ScreenshotSection, SubagentsSection, TelegramSection, WebSection,
+    WorkspaceSection,
 };
 
 #[cfg(feature = "agent")]
@@ -49,7 +51,7 @@ use crate::{Builtins, BuiltinsBuilder, SetupError};
 ///     [web]
 ///     search_api_key_env = "BRAVE_API_KEY"
 /// "#).unwrap();
-/// assert_eq!(config.exec.to_config().default_timeout.as_secs(), 120);
+/// assert_eq!(config.exec.default_timeout.as_secs(), 120);
 /// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -59,7 +61,7 @@ pub struct BuiltinConfig {
     /// paths.
     pub workspace: WorkspaceSection,
     /// How `exec` runs commands.
-    pub exec: ExecSection,
+    pub exec: ExecConfig,
     /// The SSRF guard of `web_fetch` and page screenshots, and `web_search`'s key.
     pub web: WebSection,
     /// Sub-agents for `spawn`; absent means no `spawn`.
@@ -124,7 +126,7 @@ impl BuiltinConfig {
         }
         #[cfg(feature = "shell")]
         {
-            builder = builder.exec(self.exec.to_config());
+            builder = builder.exec(self.exec.clone());
         }
         #[cfg(feature = "web")]
         {

@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-#[cfg(feature = "shell")]
-use crate::shell::{ExecConfig, ExecSandbox};
 #[cfg(feature = "web")]
 use crate::{SetupError, web::FetchConfig};
 
@@ -39,73 +37,6 @@ impl Default for WorkspaceSection {
             protect: Vec::new(),
             protect_git: true,
         }
-    }
-}
-
-/// `[exec]`; every key defaults to [`ExecConfig::default`].
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ExecSection {
-    /// The shell (`/bin/sh`).
-    pub shell: Option<PathBuf>,
-    /// Time limit of a command that sets none (`"60s"`).
-    #[serde(with = "humantime_serde")]
-    pub default_timeout: Option<Duration>,
-    /// Most output returned, in bytes.
-    pub output_limit: Option<usize>,
-    /// Inherited environment variables passed besides the default allow-list.
-    pub env_allow: Vec<String>,
-    /// Guard deny patterns (regular expressions); replace the defaults when given.
-    pub deny: Option<Vec<String>>,
-    /// Guard allow patterns.
-    pub allow: Vec<String>,
-    /// `"landlock"` (default) or `"none"`.
-    pub sandbox: Option<SandboxSetting>,
-    /// Refuse to run commands when the sandbox cannot be enforced.
-    pub require_sandbox: Option<bool>,
-    /// Whether commands may use the network (TCP, UDP, raw sockets).
-    pub network: Option<bool>,
-    /// Whether commands may use Unix sockets (e.g. to reach docker).
-    pub unix_sockets: Option<bool>,
-    /// Let background processes outlive the command's call.
-    pub keep_background: Option<bool>,
-}
-
-/// `sandbox = "landlock" | "none"`.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxSetting {
-    /// Landlock.
-    Landlock,
-    /// No sandbox.
-    None,
-}
-
-#[cfg(feature = "shell")]
-impl ExecSection {
-    /// The exec configuration: the defaults with this section's keys applied.
-    pub fn to_config(&self) -> ExecConfig {
-        let mut config = ExecConfig::default();
-        if let Some(shell) = &self.shell {
-            config.shell = shell.clone();
-        }
-        config.default_timeout = self.default_timeout.unwrap_or(config.default_timeout);
-        config.output_limit = self.output_limit.unwrap_or(config.output_limit);
-        config.env_allow = self.env_allow.clone();
-        if let Some(deny) = &self.deny {
-            config.deny = deny.clone();
-        }
-        config.allow = self.allow.clone();
-        config.sandbox = match self.sandbox {
-            Some(SandboxSetting::None) => ExecSandbox::None,
-            Some(SandboxSetting::Landlock) | None => ExecSandbox::Landlock,
-        };
-        config.require_sandbox = self.require_sandbox.unwrap_or(config.require_sandbox);
-        config.network = self.network.unwrap_or(config.network);
-        config.unix_sockets = self.unix_sockets.unwrap_or(config.unix_sockets);
-        config.keep_background = self.keep_background.unwrap_or(config.keep_background);
-        config
     }
 }
 

@@ -57,10 +57,10 @@ fn every_section_parses_and_an_empty_file_is_valid() {
         "##,
     )
     .unwrap();
-    let exec = config.exec.to_config();
+    let exec = &config.exec;
     assert_eq!(exec.default_timeout.as_secs(), 90);
     assert_eq!((exec.output_limit, exec.network), (4096, false));
-    assert_eq!(exec.sandbox, crate::shell::ExecSandbox::None);
+    assert_eq!(exec.sandbox, crate::ExecSandbox::None);
     assert!(exec.unix_sockets && exec.keep_background);
     assert!(config.web.fetch_config().unwrap().allow_private_network);
     let subagents = config.subagents.as_ref().unwrap();
@@ -99,11 +99,7 @@ fn media_needs_exactly_one_destination_and_its_secret() {
 fn durations_are_written_as_people_write_them() {
     for (text, seconds) in [("30s", 30), ("11m", 660), ("1h 30m", 5400), ("2min", 120)] {
         let config = parse(&format!("[exec]\ndefault_timeout = {text:?}\n")).unwrap();
-        assert_eq!(
-            config.exec.to_config().default_timeout.as_secs(),
-            seconds,
-            "{text}"
-        );
+        assert_eq!(config.exec.default_timeout.as_secs(), seconds, "{text}");
     }
 }
 

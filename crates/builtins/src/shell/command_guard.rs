@@ -12,25 +12,6 @@ use regex::Regex;
 
 use crate::SetupError;
 
-/// The default deny patterns.
-pub const DEFAULT_DENY: &[&str] = &[
-    // rm -rf of the root, the home directory or everything in them.
-    r"\brm\s+(-[a-zA-Z]*\s+|--[a-z-]+\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]*\s+)*(/|/\*|~|~/|~/\*|\$HOME|\$HOME/\*?)(\s|$)",
-    r"\brm\s+(-[a-zA-Z]*\s+)*--no-preserve-root\b",
-    // Making file systems, writing raw disks.
-    r"^(sudo\s+)?mkfs(\.[a-z0-9]+)?\b",
-    r"\bdd\b.*\bof=/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)",
-    r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk)[a-z0-9]*\b",
-    // Stopping the machine (as a command, not a word in an argument).
-    r"^(sudo\s+)?(shutdown|reboot|halt|poweroff)\b",
-    r"^(sudo\s+)?init\s+[06]\b",
-    r"^(sudo\s+)?systemctl\s+(poweroff|reboot|halt|kexec)\b",
-    // Fork bombs.
-    r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
-    // Taking the whole file system's permissions away.
-    r"\bchmod\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+[0-7]{3,4}\s+/(\s|$)",
-];
-
 /// Compiled deny and allow patterns.
 #[derive(Debug, Clone)]
 pub(crate) struct CommandGuard {
@@ -103,6 +84,7 @@ fn segments(command: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::exec::DEFAULT_DENY;
 
     fn default_guard() -> CommandGuard {
         let deny: Vec<String> = DEFAULT_DENY.iter().map(ToString::to_string).collect();

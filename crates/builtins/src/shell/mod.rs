@@ -40,72 +40,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::process::Command;
 
-pub use command_guard::DEFAULT_DENY;
+pub use crate::config::exec::DEFAULT_DENY;
 pub use env::DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED;
-pub use sandbox::ExecSandbox;
+
+use crate::config::exec::ExecConfig;
 
 use capture::split_budget;
 use command_guard::CommandGuard;
 use process::{Ending, RunLimits};
-
-/// How `exec` runs commands.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ExecConfig {
-    /// The shell, run as `<shell> -c <command>`. Default `/bin/sh`.
-    pub shell: PathBuf,
-    /// Time limit when the call does not give one. Default 60 s.
-    pub default_timeout: Duration,
-    /// Most output returned, stdout and stderr together. Default 30 KiB.
-    pub output_limit: usize,
-    /// Inherited variables passed besides [`DEFAULT_ENV_ALLOWED`]; the only way a
-    /// secret-looking name (`*KEY*`, `*TOKEN*`, …) reaches a command.
-    pub env_allow: Vec<String>,
-    /// Guard patterns (regular expressions) that refuse a command segment.
-    pub deny: Vec<String>,
-    /// Guard patterns that let a segment through despite a deny pattern.
-    pub allow: Vec<String>,
-    /// The sandbox. Default Landlock, which only Linux has: elsewhere `exec` refuses to
-    /// run commands unless this is [`ExecSandbox::None`].
-    pub sandbox: ExecSandbox,
-    /// Refuse to run commands when the sandbox cannot be enforced. Default false: run
-    /// unconfined and say so in the output.
-    pub require_sandbox: bool,
-    /// Whether commands may use the network. When false the sandbox refuses every
-    /// socket but Unix (if allowed) and netlink ones: TCP, UDP (so DNS), raw, packet.
-    /// Default true.
-    pub network: bool,
-    /// Whether commands may use Unix sockets, named or abstract. When false (the default)
-    /// the sandbox refuses them, since a socket outside the workspace can act for the
-    /// command outside the sandbox (docker.sock is root; the user's D-Bus starts programs).
-    /// Allow them for commands that need e.g. docker.
-    pub unix_sockets: bool,
-    /// Let processes a command starts in the background outlive the call. Default false:
-    /// each command runs in its own PID namespace, and when it ends everything it started
-    /// ends with it (a background job, a double fork, a `setsid` child).
-    pub keep_background: bool,
-    /// How long a command gets between SIGTERM and SIGKILL. Default 1 s.
-    pub kill_grace: Duration,
-}
-
-impl Default for ExecConfig {
-    fn default() -> Self {
-        Self {
-            shell: PathBuf::from("/bin/sh"),
-            default_timeout: Duration::from_secs(60),
-            output_limit: 30 * 1024,
-            env_allow: Vec::new(),
-            deny: DEFAULT_DENY.iter().map(ToString::to_string).collect(),
-            allow: Vec::new(),
-            sandbox: ExecSandbox::Landlock,
-            require_sandbox: false,
-            network: true,
-            unix_sockets: false,
-            keep_background: false,
-            kill_grace: Duration::from_secs(1),
-        }
-    }
-}
 
 /// An environment variable for the command.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::ExecSandbox;
 
 struct Setup {
     temp: tempfile::TempDir,

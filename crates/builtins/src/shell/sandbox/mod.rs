@@ -45,20 +45,7 @@ use unsupported as platform;
 /// What the child applies to itself before `exec`, and how to prepare it for one call.
 pub(crate) use platform::{ChildPlan, prepare};
 
-/// How `exec` confines commands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ExecSandbox {
-    /// No confinement: the command can do whatever the agent's user can. (On Linux,
-    /// background processes are still ended with the call unless `keep_background` is
-    /// set.) The only setting under which `exec` runs commands on other systems.
-    None,
-    /// The kernel sandbox: Landlock for files and signals, a seccomp filter for sockets and
-    /// terminal input (see the table in this module's documentation). Linux only: elsewhere
-    /// `exec` refuses to run commands under this setting.
-    #[default]
-    Landlock,
-}
+pub(crate) use crate::config::exec::ExecSandbox;
 
 /// What the child will apply, and the note for the output when something is off.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::path::Path;
 use tokio::process::Command;
 
 use super::{ExecSandbox, Prepared};
-use crate::shell::ExecConfig;
+use crate::ExecConfig;
 
 /// The refusal under the default `sandbox = "landlock"`: what is missing, and the setting
 /// that runs commands anyway.

@@ -13,7 +13,7 @@ use self::features::{Features, LANDLOCK_SCOPES, LANDLOCK_TCP};
 use self::landlock::LandlockRules;
 use self::seccomp::SocketRules;
 use super::{ExecSandbox, Prepared};
-use crate::shell::ExecConfig;
+use crate::ExecConfig;
 pub(crate) use crate::shell::child::ChildPlan;
 
 /// A restriction the configuration asks for.

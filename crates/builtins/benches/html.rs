@@ -1,5 +1,5 @@
 //! Converting hostile pages with `web_fetch`: each nested page of
-//! `tests/support/hostile_pages.rs` (10^5 deep), the flat page of 10^6 elements and the
+//! `test_support::hostile_pages` (10^5 deep), the flat page of 10^6 elements and the
 //! page of megabyte attributes, to Markdown — and, for scale, a real article.
 //!
 //! Each page is served by an HTTP server on loopback and fetched through the registry as

@@ -1,5 +1,5 @@
 //! A loopback HTTP server of HTML pages by name, and the `web_fetch` arguments that fetch
-//! them, for `tests/hostile_web.rs` and `crates/builtins/benches/html.rs`: both fetch
+//! them, for the facade's `hostile_web` test and `crates/builtins/benches/html.rs`: both fetch
 //! hostile pages through a registry as a model would.
 
 use std::collections::HashMap;

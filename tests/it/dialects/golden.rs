@@ -1,4 +1,4 @@
-//! Snapshot files: compare with `tests/dialects/golden/<name>.json`, or write it when
+//! Snapshot files: compare with `tests/it/dialects/golden/<name>.json`, or write it when
 //! `UPDATE_GOLDEN=1` is set (then review the diff in git).
 
 use std::path::PathBuf;

@@ -5,7 +5,10 @@
 
 use std::hint::black_box;
 
-use agent_tools::{DefinitionOptions, Dialect, Strict};
+use agent_tools::{
+    Dialect,
+    dialect::{DefinitionOptions, Strict},
+};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "../tests/it/dialects/corpus.rs"]

@@ -17,7 +17,12 @@
 
 use std::hint::black_box;
 
-use agent_tools::{AuditEvent, AuditSink, Policy, PolicyMode, ToolCall, ToolRegistry, tool};
+use agent_tools::{
+    ToolCall, ToolRegistry,
+    audit::{AuditEvent, AuditSink},
+    policy::{Policy, PolicyMode},
+    tool,
+};
 use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::Deserialize;

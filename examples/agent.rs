@@ -19,7 +19,11 @@ use std::sync::Arc;
 
 use agent_tools::builtins::agent::{AgentRunner, OpenAiCompatibleRunner};
 use agent_tools::builtins::{self, BuiltinConfig};
-use agent_tools::{AuditEvent, AuditSink, CancellationToken, ToolRegistry};
+use agent_tools::{
+    ToolRegistry,
+    audit::{AuditEvent, AuditSink},
+    context::CancellationToken,
+};
 
 const SYSTEM_PROMPT: &str = "You are a careful assistant working in a software project. \
 Use the tools to look before you answer; change files only when the task asks for it. \

@@ -27,8 +27,11 @@ use std::time::Duration;
 use agent_tools::mcp::McpHandler;
 use agent_tools::serde_json::{self, Value, json};
 use agent_tools::{
-    Audio, Content, DynamicTool, Elicited, Image, LogLevel, SamplingMessage, SamplingRequest, ToolContext,
-    ToolError, ToolOutput, ToolRegistry, toolset,
+    ToolContext, ToolError, ToolOutput, ToolRegistry,
+    caller::{Elicited, LogLevel, SamplingMessage, SamplingRequest},
+    output::{Audio, Content, Image},
+    tool::DynamicTool,
+    toolset,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

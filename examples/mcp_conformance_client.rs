@@ -30,7 +30,11 @@ use std::process::ExitCode;
 use agent_tools::mcp::oauth::{FollowRedirect, OAuthClient};
 use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
 use agent_tools::serde_json::{self as serde_json, Map, Value, json};
-use agent_tools::{BoxFuture, Caller, CallerError, ElicitRequest, ElicitResponse, ToolCall, ToolRegistry};
+use agent_tools::{
+    ToolCall, ToolRegistry,
+    caller::{Caller, CallerError, ElicitRequest, ElicitResponse},
+    tool::BoxFuture,
+};
 
 /// The tool each client scenario's server offers, and the arguments to call it with;
 /// `None` for scenarios that only check the handshake.

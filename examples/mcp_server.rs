@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 
 use agent_tools::builtins::{self, BuiltinConfig};
-use agent_tools::{JsonlAudit, ToolRegistry, tool};
+use agent_tools::{ToolRegistry, audit::JsonlAudit, tool};
 
 /// Count the words, lines and characters of a text.
 #[tool(read_only, idempotent)]

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use agent_tools::{Dialect, MemoryAudit, ToolCall, ToolRegistry, tool, toolset};
+use agent_tools::{Dialect, ToolCall, ToolRegistry, audit::MemoryAudit, tool, toolset};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

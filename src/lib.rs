@@ -2,7 +2,7 @@
 //!
 //! Typed, validated, sandboxed tools for LLM agents.
 //!
-//! Annotate an async function whose argument is a typed struct with [`#[tool]`](tool) and
+//! Annotate an async function whose argument is a typed struct with [`#[tool]`](macro@tool) and
 //! get a tool with a JSON Schema generated from the struct (doc comments become
 //! descriptions), argument validation that reports every problem in words a model can act
 //! on, and provider definitions. A [`ToolRegistry`] dispatches calls safely — timeouts,
@@ -29,7 +29,7 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), agent_tools::RegistryError> {
+//! # async fn main() -> Result<(), agent_tools::error::RegistryError> {
 //! let registry = ToolRegistry::new();
 //! registry.register(AddTool)?;
 //! let definitions = registry.definitions(Dialect::OpenAiChat);
@@ -104,13 +104,13 @@ pub use agent_tools_core::*;
 /// | `edits_files` | `#[tool(edits_files)]` | only edits files in the workspace: policy mode `accept_edits` runs it |
 /// | `preview` | `#[tool(preview = describe)]` | a `fn(&Args) -> Option<String>` that tells a person asked to approve what the call would do |
 /// | `defer` | `#[tool(defer)]` | the definition is loaded on demand, through a tool search |
-/// | `kinds` | `#[tool(kinds(command = command, cwd = path))]` | what arguments are — `command` (a shell script), `path` (in the workspace), `url`, `env` (variables) — so policy rules over them see the parsed value ([`ArgumentKind`]) |
+/// | `kinds` | `#[tool(kinds(command = command, cwd = path))]` | what arguments are — `command` (a shell script), `path` (in the workspace), `url`, `env` (variables) — so policy rules over them see the parsed value ([`ArgumentKind`](tool::ArgumentKind)) |
 /// | `enabled` | `#[tool(enabled = self.web)]` | in a [`#[toolset]`](toolset): registered only when the expression is true |
 /// | `crate` | `#[tool(crate = my_app::agent_tools)]` | where this crate is, when it is reached through a re-export |
 ///
 /// A tool that states none of `read_only`, `destructive` and `open_world` counts as
-/// destructive and open-world, as MCP says; under a [`Policy`] in its default mode it
-/// then needs a person's approval ([`PolicyMode::Default`]). State what the tool does.
+/// destructive and open-world, as MCP says; under a [`Policy`](policy::Policy) in its default mode it
+/// then needs a person's approval ([`PolicyMode::Default`](policy::PolicyMode::Default)). State what the tool does.
 ///
 /// ```
 /// use agent_tools::{tool, ToolError};
@@ -140,9 +140,9 @@ pub use agent_tools_core::*;
 /// }
 ///
 /// let spec = agent_tools::Tool::spec(&EditNoteTool);
-/// assert_eq!(spec.name, "edit_note");
-/// assert_eq!(spec.annotations.destructive, Some(true));
-/// assert_eq!(spec.max_concurrency, Some(1));
+/// assert_eq!(spec.meta.name, "edit_note");
+/// assert_eq!(spec.meta.annotations.destructive, Some(true));
+/// assert_eq!(spec.meta.max_concurrency, Some(1));
 /// ```
 pub use agent_tools_macros::tool;
 pub use agent_tools_macros::toolset;

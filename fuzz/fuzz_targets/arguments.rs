@@ -22,8 +22,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use agent_tools::ArgValidator;
-use agent_tools::{Outcome, ToolArguments, ToolCall, ToolRegistry, ToolSpec, tool};
+use agent_tools::validation::ArgValidator;
+use agent_tools::{ToolCall, ToolRegistry, tool, audit::Outcome, registry::ToolArguments, tool::ToolSpec};
 use libfuzzer_sys::fuzz_target;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -175,7 +175,7 @@ fn fixture() -> &'static Fixture {
                     .build(&spec.input_schema)
                     .unwrap();
                 let library = ArgValidator::new(&spec.input_schema).unwrap();
-                (spec.name.clone(), independent, library)
+                (spec.meta.name.clone(), independent, library)
             })
             .collect();
         Fixture {

@@ -19,8 +19,8 @@
 #![no_main]
 
 use agent_tools::testing::provider_rule_violations;
-use agent_tools::ArgValidator;
-use agent_tools::{DefinitionOptions, Dialect, GeminiSchema, Strict, ToolMeta, ToolSpec};
+use agent_tools::validation::ArgValidator;
+use agent_tools::{Dialect, dialect::{DefinitionOptions, GeminiSchema, Strict}, tool::{ToolMeta, ToolSpec}};
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};

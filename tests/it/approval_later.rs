@@ -7,8 +7,12 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use agent_tools::{
-    Approval, ApprovalRequest, ApproveLater, Approver, BoxFuture, JsonlAudit, MemoryAudit, Outcome,
-    PendingCall, Policy, ResumeError, ToolCall, ToolError, ToolRegistry, tool,
+    ToolCall, ToolError, ToolRegistry,
+    approval::{Approval, ApprovalRequest, ApproveLater, Approver, PendingCall, ResumeError},
+    audit::{JsonlAudit, MemoryAudit, Outcome},
+    policy::Policy,
+    tool,
+    tool::BoxFuture,
 };
 use serde_json::json;
 

@@ -5,7 +5,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use agent_tools::{
-    AuditEvent, DynamicTool, JsonlAudit, MemoryAudit, Outcome, ToolCall, ToolError, ToolRegistry, tool,
+    ToolCall, ToolError, ToolRegistry,
+    audit::{AuditEvent, JsonlAudit, MemoryAudit, Outcome},
+    tool,
+    tool::DynamicTool,
 };
 
 /// Echo a text after yielding, so calls interleave.

@@ -6,7 +6,11 @@ mod corpus;
 mod golden;
 
 use agent_tools::testing::{check_registry, provider_rule_violations};
-use agent_tools::{Definition, DefinitionOptions, Dialect, GeminiSchema, Strict, ToolCall, ToolSpec};
+use agent_tools::{
+    Dialect, ToolCall,
+    dialect::{Definition, DefinitionOptions, GeminiSchema, Strict},
+    tool::ToolSpec,
+};
 use serde_json::{Map, Value, json};
 
 /// The renderings a golden file records, by key.
@@ -35,8 +39,9 @@ fn renderings() -> Vec<(&'static str, DefinitionOptions)> {
 fn recorded(definition: Definition) -> Value {
     let mut entry = Map::new();
     entry.insert("definition".into(), definition.value);
-    let issues =
-        |issues: Vec<agent_tools::SchemaIssue>| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let issues = |issues: Vec<agent_tools::dialect::SchemaIssue>| {
+        issues.iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
     if !definition.fallbacks.is_empty() {
         entry.insert("fallbacks".into(), json!(issues(definition.fallbacks)));
     }
@@ -62,7 +67,7 @@ fn every_dialect_matches_its_golden_file() {
         for (key, options) in renderings() {
             file.insert(key.into(), recorded(options.render(&spec)));
         }
-        golden::assert_golden(&spec.name, &Value::Object(file));
+        golden::assert_golden(&spec.meta.name, &Value::Object(file));
     }
 }
 
@@ -80,14 +85,14 @@ fn every_definition_obeys_its_provider() {
                 assert!(
                     definition.problems.is_empty(),
                     "{} {dialect}: {:?}",
-                    spec.name,
+                    spec.meta.name,
                     definition.problems
                 );
                 let violations = provider_rule_violations(dialect, &definition.value);
                 assert!(
                     violations.is_empty(),
                     "{} {dialect} {strict:?}: {violations:#?}",
-                    spec.name
+                    spec.meta.name
                 );
             }
         }
@@ -108,12 +113,17 @@ fn gemini_problems_agree_with_the_checker() {
                 definition.problems.is_empty(),
                 violations.is_empty(),
                 "{} {mode:?}: problems {:?}, violations {violations:?}",
-                spec.name,
+                spec.meta.name,
                 definition.problems
             );
         }
         let auto = DefinitionOptions::new(Dialect::Gemini).render(&spec);
-        assert!(auto.problems.is_empty(), "{}: {:?}", spec.name, auto.problems);
+        assert!(
+            auto.problems.is_empty(),
+            "{}: {:?}",
+            spec.meta.name,
+            auto.problems
+        );
     }
 }
 
@@ -123,7 +133,7 @@ fn strict_forms_exist_where_the_providers_allow() {
     let strict = |dialect: Dialect, name: &str| {
         let spec = specs()
             .into_iter()
-            .find(|spec| spec.name == name)
+            .find(|spec| spec.meta.name == name)
             .expect("corpus tool");
         DefinitionOptions::new(dialect)
             .strict(Strict::Always)

@@ -5,8 +5,13 @@
 use std::sync::{Arc, Mutex};
 
 use agent_tools::{
-    BeforeCall, BoxFuture, Hook, HookCall, Outcome, Policy, ToolCall, ToolOutput, ToolRegistry,
-    ToolRegistryBuilder, tool,
+    ToolCall, ToolOutput, ToolRegistry,
+    audit::Outcome,
+    hooks::{BeforeCall, Hook, HookCall},
+    policy::Policy,
+    registry::ToolRegistryBuilder,
+    tool,
+    tool::BoxFuture,
 };
 use serde_json::{Value, json};
 
@@ -46,7 +51,7 @@ impl Hook for Scripted {
         let text = format!("{}{}", output.text_content(), self.mark);
         Box::pin(async move {
             ToolOutput {
-                content: vec![agent_tools::Content::text(text)],
+                content: vec![agent_tools::output::Content::text(text)],
                 ..output
             }
         })
@@ -89,7 +94,7 @@ impl Hook for Redact {
         let text = output.text_content().replace("abc123", "[redacted]");
         Box::pin(async move {
             ToolOutput {
-                content: vec![agent_tools::Content::text(text)],
+                content: vec![agent_tools::output::Content::text(text)],
                 ..output
             }
         })

@@ -337,18 +337,18 @@ struct SwapWhileAsked {
     target: &'static str,
 }
 
-impl agent_tools::Approver for SwapWhileAsked {
+impl agent_tools::approval::Approver for SwapWhileAsked {
     fn approve<'a>(
         &'a self,
-        _request: &'a agent_tools::ApprovalRequest,
-    ) -> agent_tools::BoxFuture<'a, agent_tools::Approval> {
+        _request: &'a agent_tools::approval::ApprovalRequest,
+    ) -> agent_tools::tool::BoxFuture<'a, agent_tools::approval::Approval> {
         if self.link.is_dir() {
             std::fs::remove_dir_all(&self.link).unwrap();
         } else {
             std::fs::remove_file(&self.link).unwrap();
         }
         std::os::unix::fs::symlink(self.target, &self.link).unwrap();
-        Box::pin(async { agent_tools::Approval::AllowOnce })
+        Box::pin(async { agent_tools::approval::Approval::AllowOnce })
     }
 }
 
@@ -365,7 +365,7 @@ fn swapped_while_asked(swapped: &str, target: &'static str, pin: bool) -> (tempf
     std::fs::write(root.join("secrets/key.txt"), "KEY=real\n").unwrap();
     std::fs::write(root.join("notes/a.txt"), "notes\n").unwrap();
     std::fs::write(root.join("notes/sub/key.txt"), "notes\n").unwrap();
-    let mut policy = agent_tools::Policy::builder()
+    let mut policy = agent_tools::policy::Policy::builder()
         .deny("*_file(path: .env)")
         .deny("*_file(path: secrets/**)")
         .ask("read_file");

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use agent_tools::builtins::Builtins;
 use agent_tools::builtins::Workspace;
 use agent_tools::builtins::web::FetchConfig;
-use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
+use agent_tools::{ToolCall, ToolRegistry, ToolResult, audit::Outcome};
 
 use test_support::hostile_pages;
 use test_support::page_server;

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_tools::{Outcome, ToolCall, ToolError, ToolRegistry, tool};
+use agent_tools::{ToolCall, ToolError, ToolRegistry, audit::Outcome, tool};
 use serde_json::json;
 
 /// Parse a date.

@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::{
-    AuditEvent, DynamicTool, JsonlAudit, Outcome, Tool, ToolCall, ToolContext, ToolError, ToolRegistry, tool,
+    Tool, ToolCall, ToolContext, ToolError, ToolRegistry,
+    audit::{AuditEvent, JsonlAudit, Outcome},
+    tool,
+    tool::DynamicTool,
 };
 use serde_json::{Value, json};
 

@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use agent_tools::{
-    DefinitionOptions, Dialect, Json, Outcome, Strict, Tool, ToolCall, ToolContext, ToolError, ToolRegistry,
+    Dialect, Tool, ToolCall, ToolContext, ToolError, ToolRegistry,
+    audit::Outcome,
+    dialect::{DefinitionOptions, Strict},
+    output::Json,
     tool, toolset,
 };
 use schemars::JsonSchema;
@@ -185,15 +188,15 @@ async fn a_free_async_tool_with_an_argument_struct() {
     let registry = ToolRegistry::new();
     registry.register(GreetTool).unwrap();
     let spec = GreetTool.spec().clone();
-    assert_eq!(spec.name, "greet");
+    assert_eq!(spec.meta.name, "greet");
     assert_eq!(
-        spec.description,
+        spec.meta.description,
         "Greet someone by name.\n\nReturns the greeting."
     );
-    assert_eq!(spec.annotations.title.as_deref(), Some("Greeter"));
-    assert_eq!(spec.annotations.read_only, Some(true));
-    assert_eq!(spec.annotations.idempotent, Some(true));
-    assert_eq!(spec.annotations.destructive, None);
+    assert_eq!(spec.meta.annotations.title.as_deref(), Some("Greeter"));
+    assert_eq!(spec.meta.annotations.read_only, Some(true));
+    assert_eq!(spec.meta.annotations.idempotent, Some(true));
+    assert_eq!(spec.meta.annotations.destructive, None);
     assert_eq!(
         spec.input_schema["properties"]["name"]["description"],
         "Who to greet."
@@ -216,8 +219,8 @@ async fn plain_parameters_state_and_context() {
     };
     registry.register(BumpCounterTool::new(counter)).unwrap();
     let spec = registry.get("bump").unwrap().spec().clone();
-    assert_eq!(spec.timeout, Some(Duration::from_secs(5)));
-    assert_eq!(spec.cancel_grace, Some(Duration::from_millis(1500)));
+    assert_eq!(spec.meta.timeout, Some(Duration::from_secs(5)));
+    assert_eq!(spec.meta.cancel_grace, Some(Duration::from_millis(1500)));
     assert_eq!(
         spec.input_schema,
         json!({
@@ -317,7 +320,7 @@ async fn toolsets_share_state_and_honor_enabled() {
         vec!["note_read", "note_delete", "note_count", "note_prefix"]
     );
     let delete = permissive.get("note_delete").unwrap();
-    assert_eq!(delete.spec().annotations.destructive, Some(true));
+    assert_eq!(delete.spec().meta.annotations.destructive, Some(true));
     let result = call(&permissive, "note_delete", json!({"id": 4})).await;
     assert_eq!(result.text(), "deleted 4 in call_7");
     assert!(notes.register_all(&permissive).is_err(), "names are taken");

@@ -7,9 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_tools::{
-    Approval, ApprovalRequest, Approver, BoxFuture, Caller, CallerError, CancellationToken, ElicitAction,
-    ElicitRequest, ElicitResponse, MemoryAudit, Outcome, Policy, PolicyMode, ToolCall, ToolContext,
-    ToolRegistry, ToolVerdict, tool,
+    ToolCall, ToolContext, ToolRegistry,
+    approval::{Approval, ApprovalRequest, Approver},
+    audit::{MemoryAudit, Outcome},
+    caller::{Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse},
+    context::CancellationToken,
+    policy::{Policy, PolicyMode, ToolVerdict},
+    tool,
+    tool::BoxFuture,
 };
 use serde_json::json;
 
@@ -224,7 +229,12 @@ fn listings_can_show_what_the_policy_does_with_each_tool() {
     let verdicts: Vec<(String, ToolVerdict)> = registry
         .tools()
         .iter()
-        .map(|tool| (tool.spec().name.clone(), policy.verdict_for_tool(tool.spec())))
+        .map(|tool| {
+            (
+                tool.spec().meta.name.clone(),
+                policy.verdict_for_tool(tool.spec()),
+            )
+        })
         .collect();
     assert_eq!(verdicts[0], ("exec".to_owned(), ToolVerdict::DependsOnArguments));
     assert_eq!(verdicts[1], ("read_file".to_owned(), ToolVerdict::Allowed));

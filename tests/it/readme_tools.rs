@@ -9,7 +9,10 @@ use agent_tools::builtins::agent::LocalSubagents;
 use agent_tools::builtins::media::{MediaConfig, WebhookSender};
 use agent_tools::builtins::web::SearchConfig;
 use agent_tools::builtins::{Builtins, memory::MemoryStore};
-use agent_tools::{BoxFuture, ToolRegistry, ToolSpec};
+use agent_tools::{
+    ToolRegistry,
+    tool::{BoxFuture, ToolSpec},
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -48,7 +51,7 @@ fn reference(registry: &ToolRegistry) -> String {
         let summary = spec.summary().split_whitespace().collect::<Vec<_>>().join(" ");
         out.push_str(&format!(
             "| `{}` | {} | {} |\n",
-            spec.name,
+            spec.meta.name,
             summary.replace('|', "\\|"),
             parameters(spec)
         ));

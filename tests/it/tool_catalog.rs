@@ -7,7 +7,7 @@ use std::path::Path;
 
 use agent_tools::builtins::{self, BuiltinConfig};
 use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
-use agent_tools::{DynamicTool, ToolCall, ToolError, ToolOutput, ToolRegistry};
+use agent_tools::{ToolCall, ToolError, ToolOutput, ToolRegistry, tool::DynamicTool};
 pub(crate) use test_support::tool_catalog::QUERIES;
 
 /// For each query whose tool `registry` has: whether `tool_search` lists it among the

@@ -4,8 +4,8 @@
 
 use agent_tools::testing::{provider_rule_violations, tool_list_violations};
 use agent_tools::{
-    DefinitionOptions, Dialect, DynamicTool, ToolCall, ToolError, ToolOutput, ToolRegistry, ToolSearchMode,
-    tool,
+    Dialect, ToolCall, ToolError, ToolOutput, ToolRegistry, dialect::DefinitionOptions,
+    search::ToolSearchMode, tool, tool::DynamicTool,
 };
 use serde_json::{Value, json};
 
@@ -338,7 +338,7 @@ async fn the_search_follows_the_registry_as_tools_come_and_go() {
     assert!(search("invoice").await.starts_with("create_invoice"));
 
     // A derived registry searches its own tools only.
-    let view = registry.filter(|spec| spec.name != "create_invoice");
+    let view = registry.filter(|spec| spec.meta.name != "create_invoice");
     let found = view
         .call(ToolCall::new("s", "tool_search", json!({"query": "invoice"})))
         .await;

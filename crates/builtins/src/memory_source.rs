@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::{Principal, ToolError};
+use agent_tools_core::{ToolError, context::Principal};
 
 use crate::memory::{MemoryError, MemoryStore};
 #[cfg(feature = "postgres")]

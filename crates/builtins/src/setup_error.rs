@@ -3,14 +3,14 @@
 //! One type for every constructor and the configuration file, since that is how they are
 //! used: [`register_all`](crate::register_all) goes through all of them and its caller
 //! shows the one that failed. The message of each variant is complete (it includes its
-//! source's text, which [`agent_tools_core::error_chain`] then does not repeat) and names the
+//! source's text, which [`agent_tools_core::error::error_chain`] then does not repeat) and names the
 //! setting to change.
 
 use std::io;
 #[cfg(feature = "web")]
 use std::path::PathBuf;
 
-use agent_tools_core::RegistryError;
+use agent_tools_core::error::RegistryError;
 
 use crate::WorkspaceError;
 

@@ -13,7 +13,7 @@
 
 use std::hint::black_box;
 
-use agent_tools::{DefinitionOptions, Dialect, ToolCall, ToolRegistry, ToolSearchMode};
+use agent_tools::{Dialect, ToolCall, ToolRegistry, dialect::DefinitionOptions, search::ToolSearchMode};
 use criterion::{BatchSize, Criterion};
 use serde_json::json;
 
@@ -26,7 +26,7 @@ mod tool_catalog {
 
     use agent_tools::builtins::{self, BuiltinConfig};
     use agent_tools::mcp::{McpServer, MountMcp as _, MountOptions};
-    use agent_tools::{DynamicTool, ToolCall, ToolError, ToolOutput, ToolRegistry};
+    use agent_tools::{ToolCall, ToolError, ToolOutput, ToolRegistry, tool::DynamicTool};
     pub(crate) use test_support::tool_catalog::{QUERIES, payload_bytes};
 
     /// Recall at `k` of `tool_search` in `registry`: (queries asked, found, misses).

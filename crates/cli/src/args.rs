@@ -325,12 +325,12 @@ pub enum StrictArg {
     Never,
 }
 
-impl From<StrictArg> for agent_tools::Strict {
+impl From<StrictArg> for agent_tools::dialect::Strict {
     fn from(strict: StrictArg) -> Self {
         match strict {
-            StrictArg::Auto => agent_tools::Strict::Auto,
-            StrictArg::Always => agent_tools::Strict::Always,
-            StrictArg::Never => agent_tools::Strict::Never,
+            StrictArg::Auto => agent_tools::dialect::Strict::Auto,
+            StrictArg::Always => agent_tools::dialect::Strict::Always,
+            StrictArg::Never => agent_tools::dialect::Strict::Never,
         }
     }
 }
@@ -346,12 +346,12 @@ pub enum SearchModeArg {
     LoadAll,
 }
 
-impl From<SearchModeArg> for agent_tools::ToolSearchMode {
+impl From<SearchModeArg> for agent_tools::search::ToolSearchMode {
     fn from(mode: SearchModeArg) -> Self {
         match mode {
-            SearchModeArg::Native => agent_tools::ToolSearchMode::Native,
-            SearchModeArg::Local => agent_tools::ToolSearchMode::Local,
-            SearchModeArg::LoadAll => agent_tools::ToolSearchMode::LoadAll,
+            SearchModeArg::Native => agent_tools::search::ToolSearchMode::Native,
+            SearchModeArg::Local => agent_tools::search::ToolSearchMode::Local,
+            SearchModeArg::LoadAll => agent_tools::search::ToolSearchMode::LoadAll,
         }
     }
 }

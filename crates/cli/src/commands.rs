@@ -2,7 +2,10 @@
 
 use agent_tools::testing::{provider_rule_violations, tool_list_violations};
 use agent_tools::{
-    Definition, DefinitionOptions, Policy, Reason, Tool, ToolCall, ToolRegistry, ToolSearchMode, ToolVerdict,
+    Tool, ToolCall, ToolRegistry,
+    dialect::{Definition, DefinitionOptions},
+    policy::{Policy, Reason, ToolVerdict},
+    search::ToolSearchMode,
 };
 
 use super::{CliError, Io};
@@ -19,7 +22,11 @@ pub(super) fn list(
         writeln!(io.stderr, "no tools are registered").map_err(CliError::output)?;
         return Ok(());
     }
-    let width = tools.iter().map(|tool| tool.spec().name.len()).max().unwrap_or(0);
+    let width = tools
+        .iter()
+        .map(|tool| tool.spec().meta.name.len())
+        .max()
+        .unwrap_or(0);
     let verdicts: Vec<String> = match policy {
         Some(policy) => tools
             .iter()
@@ -34,7 +41,7 @@ pub(super) fn list(
         .unwrap_or(0);
     for (index, tool) in tools.iter().enumerate() {
         let spec = tool.spec();
-        let hints = hints(tool.as_ref(), registry.is_deferred(&spec.name));
+        let hints = hints(tool.as_ref(), registry.is_deferred(&spec.meta.name));
         let hints = if hints.is_empty() {
             String::new()
         } else {
@@ -46,7 +53,8 @@ pub(super) fn list(
             Some(label) => format!("{label:verdict_width$}  "),
             None => String::new(),
         };
-        writeln!(io.stdout, "{:width$}  {verdict}{hints}{summary}", spec.name).map_err(CliError::output)?;
+        writeln!(io.stdout, "{:width$}  {verdict}{hints}{summary}", spec.meta.name)
+            .map_err(CliError::output)?;
     }
     Ok(())
 }
@@ -70,7 +78,7 @@ fn verdict_label(policy: &Policy, verdict: &ToolVerdict) -> String {
 }
 
 fn hints(tool: &dyn Tool, deferred: bool) -> Vec<&'static str> {
-    let annotations = &tool.spec().annotations;
+    let annotations = &tool.spec().meta.annotations;
     let flags = [
         (annotations.read_only, "read-only"),
         (annotations.destructive, "destructive"),
@@ -236,7 +244,7 @@ pub(super) async fn call(
 
 #[cfg(test)]
 mod tests {
-    use agent_tools::{Dialect, ToolSpec};
+    use agent_tools::{Dialect, tool::ToolSpec};
 
     use super::*;
 

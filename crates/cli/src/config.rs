@@ -9,8 +9,8 @@ use super::auth::{self, AuthConfig};
 use super::policy;
 use super::struct_fields::field_names;
 use super::toml_file::{ConfigError, FileKind, TomlFile};
-use agent_tools::Policy;
 use agent_tools::builtins::BuiltinConfig;
+use agent_tools::policy::Policy;
 
 /// Settings from the TOML file given with `--config`. Command-line options win.
 ///

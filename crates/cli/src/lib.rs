@@ -60,7 +60,7 @@ use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
 
 use agent_tools::builtins::Workspace;
-use agent_tools::{DefinitionOptions, Policy, ToolRegistry};
+use agent_tools::{ToolRegistry, dialect::DefinitionOptions, policy::Policy};
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
@@ -207,7 +207,7 @@ fn note_legacy_memory(root: &std::path::Path) {
 ///
 /// `setup` may fail with any error (`?` converts one, as it does a `String` message);
 /// that is a configuration error: its message and causes
-/// ([`error_chain`](agent_tools::error_chain)) go to stderr, and the status is [`EXIT_USAGE`].
+/// ([`error_chain`](agent_tools::error::error_chain)) go to stderr, and the status is [`EXIT_USAGE`].
 pub async fn run<I, T, F>(args: I, setup: F, mut io: Io<'_>) -> u8
 where
     I: IntoIterator<Item = T>,
@@ -258,7 +258,7 @@ where
     let observers = observe::Observers::open(&cli.global, &settings).await?;
     let approver = terminal_approver(cli.global.ask, &cli.command)?;
     let registry = build_registry(&settings, &observers, approver)?;
-    setup(&registry, &settings).map_err(|error| CliError(agent_tools::error_chain(&*error)))?;
+    setup(&registry, &settings).map_err(|error| CliError(agent_tools::error::error_chain(&*error)))?;
     let announce = match cli.command {
         Command::Serve { .. } => Announce::Counts,
         _ => Announce::SkippedOnly,

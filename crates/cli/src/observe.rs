@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use agent_tools::postgres::{AuditOptions, PostgresAudit};
 use agent_tools::telemetry::{OtelTracer, OtlpAudit, Telemetry};
-use agent_tools::{JsonlAudit, ToolRegistryBuilder};
+use agent_tools::{audit::JsonlAudit, registry::ToolRegistryBuilder};
 
 use super::{CliError, GlobalArgs, Io, Settings};
 

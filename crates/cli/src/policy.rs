@@ -19,7 +19,10 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use agent_tools::{Policy, PolicyBuilder, PolicyExample, PolicyMode, RuleList, ToolRegistry};
+use agent_tools::{
+    ToolRegistry,
+    policy::{Policy, PolicyBuilder, PolicyExample, PolicyMode, RuleList},
+};
 
 use super::toml_file::{ConfigError, FileKind, TomlFile};
 

@@ -27,7 +27,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools::{Approval, ApprovalRequest, Approver, BoxFuture};
+use agent_tools::{
+    approval::{Approval, ApprovalRequest, Approver},
+    tool::BoxFuture,
+};
 
 /// The choices, as the prompt shows them.
 const CHOICES: &str = "[y] allow once  [a] allow for this session  [n] deny  [e] edit the arguments > ";
@@ -186,10 +189,10 @@ mod tests {
 
     /// A tool whose title is a forged question and whose preview is its `command`, as
     /// given: what a mounted server or a file could show.
-    struct Hostile(agent_tools::DynamicTool);
+    struct Hostile(agent_tools::tool::DynamicTool);
 
     impl agent_tools::Tool for Hostile {
-        fn spec(&self) -> &agent_tools::ToolSpec {
+        fn spec(&self) -> &agent_tools::tool::ToolSpec {
             self.0.spec()
         }
 
@@ -220,7 +223,10 @@ mod tests {
     /// The requests a real registry makes of calls to `exec` with each command.
     async fn requests(commands: &[String]) -> Vec<ApprovalRequest> {
         let recorded = Recorded::default();
-        let policy = agent_tools::Policy::builder().ask("exec").build().unwrap();
+        let policy = agent_tools::policy::Policy::builder()
+            .ask("exec")
+            .build()
+            .unwrap();
         let registry = agent_tools::ToolRegistry::builder()
             .policy(policy)
             .approver(recorded.clone())
@@ -230,8 +236,8 @@ mod tests {
             "properties": {"command": {"type": "string"}},
             "required": ["command"]
         });
-        let meta = agent_tools::ToolMeta::new("exec", "Run a command.").title(FORGED_TITLE);
-        let tool = agent_tools::DynamicTool::from_meta(meta, schema, |_, _| async {
+        let meta = agent_tools::tool::ToolMeta::new("exec", "Run a command.").title(FORGED_TITLE);
+        let tool = agent_tools::tool::DynamicTool::from_meta(meta, schema, |_, _| async {
             Ok::<_, agent_tools::ToolError>("ran")
         });
         registry.register(Hostile(tool)).unwrap();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
-use agent_tools::PolicyError;
+use agent_tools::policy::PolicyError;
 
 /// Which of the command line's files an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,8 @@
 //! [`ToolContext`]: what a running tool may know about its call besides its arguments.
 
+pub use crate::principal::Principal;
+pub use tokio_util::sync::CancellationToken;
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
@@ -9,11 +12,13 @@ use std::time::{Duration, Instant};
 use futures_util::future::{self, Either};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use tokio_util::sync::CancellationToken;
 
 use crate::{
-    Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
-    Principal, SamplingRequest, SamplingResponse, TraceContext,
+    caller::{
+        Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
+        SamplingRequest, SamplingResponse,
+    },
+    trace_context::TraceContext,
 };
 
 /// The call a tool is running for: ids, cancellation, deadline, application state, a
@@ -120,7 +125,7 @@ impl ToolContext {
     }
 
     /// Where this call sits in a distributed trace: its span's context when the registry
-    /// traces calls ([`CallTracer`](crate::CallTracer)), else the context the call came
+    /// traces calls ([`CallTracer`](crate::tracer::CallTracer)), else the context the call came
     /// with. A tool that calls another service passes it on (as `traceparent`), so the
     /// trace continues there; a mounted MCP server's calls do.
     pub fn trace_context(&self) -> Option<&TraceContext> {
@@ -175,7 +180,7 @@ impl ToolContext {
     }
 
     /// Whether the registry's policy resolved this call's path arguments (those of kind
-    /// [`WorkspacePath`](crate::ArgumentKind::WorkspacePath) that a rule looked at) before
+    /// [`WorkspacePath`](crate::spec::ArgumentKind::WorkspacePath) that a rule looked at) before
     /// the call ran: each now names where it lands, relative to the workspace, with the
     /// links on the way already followed. A tool should then open such a path following
     /// no link, so that a link swapped in since the decision cannot redirect it.
@@ -226,13 +231,13 @@ impl ToolContext {
     }
 
     /// Asks the user to fill in a form for `T` (a struct of strings, numbers, booleans
-    /// and enums; see [`form_schema_for`](crate::form_schema_for)), and waits for the
+    /// and enums; see [`form_schema_for`](crate::caller::form_schema_for)), and waits for the
     /// answer, which is deserialized into `T`.
     ///
     /// ```
     /// use schemars::JsonSchema;
     /// use serde::Deserialize;
-    /// use agent_tools_core::{Elicited, ToolContext, ToolError};
+    /// use agent_tools_core::{ToolContext, ToolError, caller::Elicited};
     ///
     /// #[derive(Deserialize, JsonSchema)]
     /// struct Confirm {
@@ -256,7 +261,7 @@ impl ToolContext {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicited<T>, CallerError> {
-        let form = crate::form_schema_for::<T>()?;
+        let form = crate::caller::form_schema_for::<T>()?;
         let response = self.elicit_request(ElicitRequest::form(message, form)).await?;
         match response.action {
             ElicitAction::Accept => {
@@ -404,7 +409,7 @@ impl CallCancellation {
 /// read through [`ToolContext::extension`]. Cheap to clone.
 ///
 /// ```
-/// use agent_tools_core::Extensions;
+/// use agent_tools_core::context::Extensions;
 ///
 /// struct ApiBase(String);
 /// let mut extensions = Extensions::new();

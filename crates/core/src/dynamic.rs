@@ -8,7 +8,13 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec};
+use crate::{
+    context::ToolContext,
+    error::ToolError,
+    output::{IntoToolOutput, ToolOutput},
+    spec::{ToolMeta, ToolSpec},
+    tool::Tool,
+};
 
 type Handler = dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync;
 
@@ -19,7 +25,7 @@ type Handler = dyn Fn(Value, ToolContext) -> BoxFuture<'static, Result<ToolOutpu
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use agent_tools_core::{DynamicTool, ToolContext, ToolError};
+/// use agent_tools_core::{ToolContext, ToolError, tool::DynamicTool};
 ///
 /// let shout = DynamicTool::new(
 ///     "shout",
@@ -60,7 +66,7 @@ impl DynamicTool {
     /// use std::time::Duration;
     ///
     /// use serde_json::{Value, json};
-    /// use agent_tools_core::{DynamicTool, ToolContext, ToolError, ToolMeta};
+    /// use agent_tools_core::{ToolContext, ToolError, tool::{DynamicTool, ToolMeta}};
     ///
     /// let meta = ToolMeta::new("wait", "Wait a moment.")
     ///     .idempotent(true)

@@ -11,7 +11,7 @@
 use std::error::Error as StdError;
 use std::fmt;
 
-use crate::ToolNameError;
+use crate::spec::ToolNameError;
 
 /// A tool's failure, reported to the model as an error result.
 ///
@@ -70,7 +70,7 @@ impl ToolError {
 
     /// The model should correct its call and try again: the message says how. The
     /// registry counts these per tool and session against a budget
-    /// ([`ToolRegistryBuilder::retries`](crate::ToolRegistryBuilder::retries),
+    /// ([`ToolRegistryBuilder::retries`](crate::registry::ToolRegistryBuilder::retries),
     /// `#[tool(retries = N)]`); once it is spent, the call is refused for good.
     pub fn retry(message: impl fmt::Display) -> Self {
         Self::with_kind(ToolErrorKind::Retry, message)
@@ -183,7 +183,7 @@ pub enum RegistryError {
         #[source]
         source: SchemaError,
     },
-    /// A name given to [`ToolRegistry::subset`](crate::ToolRegistry::subset) is not
+    /// A name given to [`ToolRegistry::subset`](crate::registry::ToolRegistry::subset) is not
     /// registered.
     #[error("no tool named `{name}` is registered")]
     UnknownTool {
@@ -194,7 +194,7 @@ pub enum RegistryError {
 
 /// Why a schema cannot describe a tool's arguments
 /// ([`check_input_schema`](crate::schema::check_input_schema),
-/// [`ArgValidator::new`](crate::ArgValidator::new)).
+/// [`ArgValidator::new`](crate::validation::ArgValidator::new)).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SchemaError {

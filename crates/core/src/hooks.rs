@@ -3,14 +3,14 @@
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{Outcome, Principal, ToolOutput, ToolSpec};
+use crate::{audit::Outcome, output::ToolOutput, principal::Principal, spec::ToolSpec};
 
 /// Code of the application's own that sees every call, before the tool runs and
 /// after — to veto, rewrite or answer a call, or to change what the model gets back.
 ///
 /// Hooks run in the order they were added ([`ToolRegistryBuilder::hook`]) for every tool
 /// of the registry, mounted ones included. Before a call: after its arguments are
-/// validated, before the [policy](crate::Policy). A hook may let the call go on, allow it
+/// validated, before the [policy](crate::policy::Policy). A hook may let the call go on, allow it
 /// without asking (a deny rule still refuses it), refuse it with a message, rewrite its
 /// arguments (validated again, and the later hooks and the policy see the new ones), or
 /// answer in the tool's place; the first refusal or answer ends the call. After a call
@@ -21,10 +21,10 @@ use crate::{Outcome, Principal, ToolOutput, ToolSpec};
 ///
 /// Both methods default to doing nothing.
 ///
-/// [`ToolRegistryBuilder::hook`]: crate::ToolRegistryBuilder::hook
+/// [`ToolRegistryBuilder::hook`]: crate::registry::ToolRegistryBuilder::hook
 ///
 /// ```
-/// use agent_tools_core::{BeforeCall, BoxFuture, Hook, HookCall};
+/// use agent_tools_core::{hooks::{BeforeCall, Hook, HookCall}, tool::BoxFuture};
 ///
 /// /// Keeps the model off the production database.
 /// struct NoProduction;

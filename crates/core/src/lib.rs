@@ -3,13 +3,13 @@
 //!
 //! - [`Tool`] is the object-safe trait a [`ToolRegistry`] holds; [`TypedTool`] is the
 //!   typed form `#[tool]` generates, turned into a `Tool` by one blanket impl.
-//! - A tool's [`ToolSpec`] carries its canonical JSON Schema ([`schema`]), generated once
+//! - A tool's [`ToolSpec`](tool::ToolSpec) carries its canonical JSON Schema ([`schema`]), generated once
 //!   per argument type; the registry compiles it into a validator at registration and
-//!   reports every problem with a model's arguments at once ([`InvalidArguments`]).
+//!   reports every problem with a model's arguments at once ([`InvalidArguments`](validation::InvalidArguments)).
 //! - [`ToolRegistry::call`] never fails: unknown tools, bad JSON, invalid arguments, tool
 //!   errors, timeouts, cancellation and panics all become a [`ToolResult`] with
 //!   `is_error` set and a message the model can act on. Every call produces an
-//!   [`AuditEvent`].
+//!   [`AuditEvent`](audit::AuditEvent).
 //!
 //! Most applications use this crate through the `agent-tools` facade.
 
@@ -24,69 +24,53 @@ extern crate self as agent_tools_core;
 #[path = "private.rs"]
 pub mod __private;
 mod append;
-mod approval;
-mod audit;
-mod caller;
-mod context;
-mod dialect;
+pub mod approval;
+pub mod audit;
+pub mod caller;
+pub mod context;
+pub mod dialect;
 mod dynamic;
-mod error;
-mod hooks;
-mod output;
-mod policy;
+pub mod error;
+pub mod hooks;
+pub mod output;
+pub mod policy;
 mod principal;
-mod registry;
+pub mod registry;
 pub mod schema;
 pub mod secrets;
 mod soft_breaks;
 mod spec;
 pub mod suggest;
 pub mod testing;
-mod tool;
+pub mod tool;
 mod tool_search;
 mod toolset;
 mod trace_context;
 mod tracer;
 mod typed;
-mod validation;
+pub mod validation;
 
-pub use approval::{Approval, ApprovalRequest, ApproveLater, Approver, PendingCall, ResumeError};
-pub use audit::{AuditEvent, AuditSink, JsonlAudit, MemoryAudit, Outcome, TracingAudit};
-pub use caller::{
-    Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage, Role,
-    SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse, form_schema_for,
-};
-pub use context::{Extensions, Progress, ProgressReporter, ToolContext};
-pub use dialect::{
-    Definition, DefinitionOptions, Dialect, GeminiSchema, SchemaIssue, Strict, UnknownDialect,
-};
-pub use dynamic::DynamicTool;
-pub use error::{RegistryError, SchemaError, ToolError, ToolErrorKind, error_chain};
-pub use hooks::{BeforeCall, Hook, HookCall};
-pub use output::{
-    Audience, Audio, Content, ContentAnnotations, Image, IntoToolOutput, Json, ResourceContents, ToolOutput,
-};
-pub use policy::glob::{Glob, GlobError};
-pub use policy::{
-    Explanation, Policy, PolicyBuilder, PolicyError, PolicyExample, PolicyMode, Reason, RuleList,
-    SeenArgument, ToolVerdict, Verdict, is_dangerous_variable,
-};
-pub use principal::Principal;
-pub use registry::{
-    ToolArguments, ToolCall, ToolChanges, ToolRegistry, ToolRegistryBuilder, ToolResult, WeakToolRegistry,
-};
-pub use spec::{ArgumentKind, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
-pub use tool::{BoxFuture, Tool};
-pub use tool_search::{TOOL_SEARCH, ToolSearchMode, ToolVisibility};
-pub use toolset::Toolset;
-pub use trace_context::TraceContext;
-pub use tracer::{CallSpan, CallTracer, SpanStart};
-pub use typed::{ToolArgs, TypedTool};
-pub use validation::{ArgValidator, InvalidArguments};
+// The names almost every program uses; everything else is in the module named for its job.
+pub use context::ToolContext;
+pub use dialect::Dialect;
+pub use error::ToolError;
+pub use output::ToolOutput;
+pub use registry::{ToolCall, ToolRegistry, ToolResult};
+pub use tool::{Tool, TypedTool};
+
+/// Finding tools on demand: deferred definitions and the `tool_search` tool.
+pub mod search {
+    pub use crate::tool_search::{TOOL_SEARCH, ToolSearchMode, ToolVisibility};
+}
+
+/// Following a call across services: the W3C trace context a call carries, and the
+/// [`CallTracer`](crate::tracer::CallTracer) hook an OpenTelemetry layer implements.
+pub mod trace {
+    pub use crate::trace_context::TraceContext;
+    pub use crate::tracer::{CallSpan, CallTracer, SpanStart};
+}
 
 /// Re-exported so that users name the same versions the macros generate code for.
 pub use schemars;
 /// Re-exported for argument structs and `Json` outputs.
 pub use serde_json;
-/// Re-exported for [`ToolContext::cancellation`] tokens.
-pub use tokio_util::sync::CancellationToken;

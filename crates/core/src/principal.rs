@@ -4,16 +4,16 @@ use serde::{Deserialize, Serialize};
 
 /// Who a call is made for: the subject of the access token an MCP client presented over
 /// HTTP (`agent-tools-mcp`'s OAuth resource server sets it), or whoever an application
-/// authenticated itself ([`ToolCall::with_principal`](crate::ToolCall::with_principal)).
+/// authenticated itself ([`ToolCall::with_principal`](crate::registry::ToolCall::with_principal)).
 ///
-/// It reaches the tool ([`ToolContext::principal`](crate::ToolContext::principal)), the
-/// hooks ([`HookCall::principal`](crate::HookCall::principal)), the approver
-/// ([`ApprovalRequest::principal`](crate::ApprovalRequest::principal)) and the audit log
+/// It reaches the tool ([`ToolContext::principal`](crate::context::ToolContext::principal)), the
+/// hooks ([`HookCall::principal`](crate::hooks::HookCall::principal)), the approver
+/// ([`ApprovalRequest::principal`](crate::approval::ApprovalRequest::principal)) and the audit log
 /// (subject and client id), so per-user tools, hooks and policies can tell users apart.
 /// The registry itself trusts it as given: establishing it is the transport's job.
 ///
 /// ```
-/// use agent_tools_core::Principal;
+/// use agent_tools_core::context::Principal;
 ///
 /// let user = Principal::new("user-42").with_client_id("claude-desktop").with_scopes(["mcp:read"]);
 /// assert!(user.has_scope("mcp:read"));

@@ -6,7 +6,7 @@ use std::fmt::Display;
 pub use schemars;
 pub use serde;
 
-use crate::{ToolError, TypedTool};
+use crate::{error::ToolError, typed::TypedTool};
 
 /// What a plain parameter's type needs (`#[tool] fn f(query: Query)`): the argument
 /// struct `#[tool]` generates deserializes it and describes it.
@@ -171,7 +171,7 @@ pub trait UnsupportedToolError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ToolContext, ToolMeta};
+    use crate::{context::ToolContext, spec::ToolMeta};
 
     /// Arguments whose schema is a string, not an object: unusable for a tool.
     #[derive(serde::Deserialize, schemars::JsonSchema)]

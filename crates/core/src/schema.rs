@@ -20,7 +20,7 @@ use schemars::transform::{Transform, transform_subschemas};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
-use crate::SchemaError;
+use crate::error::SchemaError;
 
 /// The canonical input schema for an argument type.
 pub fn input_schema_for<T: JsonSchema>() -> Value {

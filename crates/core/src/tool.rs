@@ -1,11 +1,19 @@
-//! The object-safe [`Tool`] trait every registered tool implements.
+//! What a tool is: the object-safe [`Tool`] trait a registry holds, the typed form
+//! `#[tool]` generates ([`TypedTool`]), a tool defined at run time ([`DynamicTool`]),
+//! what a tool declares about itself ([`ToolMeta`], [`ToolSpec`]) and groups of tools
+//! ([`Toolset`]).
 
 use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::Value;
 
-use crate::{ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::{context::ToolContext, error::ToolError, output::ToolOutput};
+
+pub use crate::dynamic::DynamicTool;
+pub use crate::spec::{ArgumentKind, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
+pub use crate::toolset::Toolset;
+pub use crate::typed::{ToolArgs, TypedTool};
 
 /// A boxed, sendable future, as returned by [`Tool::call`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -13,8 +21,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// A tool a model can call: a spec plus a way to run it on JSON arguments.
 ///
 /// Object-safe, so a registry holds `Arc<dyn Tool>`. Rarely implemented by hand:
-/// `#[tool]` implements [`TypedTool`](crate::TypedTool), which implements `Tool`, and
-/// [`DynamicTool`](crate::DynamicTool) covers tools defined at run time.
+/// `#[tool]` implements [`TypedTool`], which implements `Tool`, and
+/// [`DynamicTool`] covers tools defined at run time.
 ///
 /// `call` receives arguments that the registry has already checked against
 /// `spec().input_schema`; timeouts, cancellation and panics are the registry's job too.
@@ -27,8 +35,8 @@ pub trait Tool: Send + Sync + 'static {
 
     /// What a call with these (validated) arguments would do, for a person deciding
     /// whether to allow it — `write_file` and `edit_file` show the diff they would apply.
-    /// Called only when the [policy](crate::Policy) asks about a call, before the
-    /// [approver](crate::Approver) sees it; it must change nothing. `None` (the default):
+    /// Called only when the [policy](crate::policy::Policy) asks about a call, before the
+    /// [approver](crate::approval::Approver) sees it; it must change nothing. `None` (the default):
     /// the person sees the arguments alone.
     fn preview(&self, arguments: Value) -> BoxFuture<'_, Option<String>> {
         let _ = arguments;

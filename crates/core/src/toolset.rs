@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::Tool;
+use crate::tool::Tool;
 
 /// A group of tools built from one shared value; `#[toolset]` implements it for an `impl`
 /// block whose `#[tool]` methods take `&self`.

@@ -2,7 +2,7 @@
 //! carries it (`traceparent`, `tracestate`).
 //!
 //! A call arrives with the context of whoever made it (an MCP client's
-//! `_meta.traceparent`, an application's current span); a [`CallTracer`](crate::CallTracer)
+//! `_meta.traceparent`, an application's current span); a [`CallTracer`](crate::tracer::CallTracer)
 //! starts the call's own span under it; and whatever the tool calls in turn (a mounted
 //! MCP server) carries the call's span as its parent, so one trace runs from the client
 //! through every hop. The context comes from outside, so it is parsed strictly: a value

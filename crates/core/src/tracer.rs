@@ -1,12 +1,12 @@
 //! [`CallTracer`]: a span per tool call, in whatever tracing system the application runs.
 
-use crate::{AuditEvent, Principal, TraceContext};
+use crate::{audit::AuditEvent, principal::Principal, trace_context::TraceContext};
 
 /// Starts a span per tool call, in whatever tracing system the application runs.
 ///
 /// The registry starts a span when a call begins (under the trace context the call came
-/// with, [`ToolCall::with_trace_context`](crate::ToolCall::with_trace_context)), gives
-/// the tool the span's own context ([`ToolContext::trace_context`](crate::ToolContext::trace_context))
+/// with, [`ToolCall::with_trace_context`](crate::registry::ToolCall::with_trace_context)), gives
+/// the tool the span's own context ([`ToolContext::trace_context`](crate::context::ToolContext::trace_context))
 /// so that its outgoing calls continue the trace, and ends the span with the call's
 /// [`AuditEvent`] — arguments and error text redacted as the audit log has them — when
 /// the call ends, however it ends (cancelled calls included).

@@ -14,7 +14,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec, schema};
+use crate::{
+    context::ToolContext,
+    error::ToolError,
+    output::{IntoToolOutput, ToolOutput},
+    schema,
+    spec::{ToolMeta, ToolSpec},
+    tool::Tool,
+};
 
 /// A tool whose arguments are a Rust type. Implemented by `#[tool]`; implement it by hand
 /// when a macro does not fit.
@@ -22,7 +29,7 @@ use crate::{IntoToolOutput, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, 
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use agent_tools_core::{ToolContext, ToolError, ToolMeta, TypedTool};
+/// use agent_tools_core::{ToolContext, ToolError, TypedTool, tool::ToolMeta};
 ///
 /// /// Arguments of `add`.
 /// #[derive(Deserialize, JsonSchema)]
@@ -146,7 +153,7 @@ fn spec_of<T: TypedTool>() -> &'static ToolSpec {
 /// Descriptions written as doc comments are rejoined where the comment was wrapped.
 pub(crate) fn build_spec<T: TypedTool>() -> ToolSpec {
     let mut meta = T::meta();
-    meta.description = crate::soft_breaks::unwrap_soft_breaks(&meta.description).into();
+    meta.description = crate::soft_breaks::unwrap_soft_breaks(&meta.description);
     meta.into_spec(
         T::Args::input_schema(),
         <T::Output as IntoToolOutput>::output_schema(),
@@ -181,7 +188,7 @@ mod tests {
     #[tokio::test]
     async fn typed_tools_are_tools() {
         let tool: &dyn Tool = &Echo;
-        assert_eq!(tool.spec().name, "echo");
+        assert_eq!(tool.spec().meta.name, "echo");
         assert!(std::ptr::eq(tool.spec(), Echo.spec()), "spec is cached");
         let output = tool
             .call(serde_json::json!({"text": "hi"}), ToolContext::new("1"))
@@ -196,6 +203,6 @@ mod tests {
             .call(serde_json::json!({"text": 5}), ToolContext::new("1"))
             .await
             .unwrap_err();
-        assert_eq!(error.kind(), crate::ToolErrorKind::InvalidArguments);
+        assert_eq!(error.kind(), crate::error::ToolErrorKind::InvalidArguments);
     }
 }

@@ -34,7 +34,7 @@ pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
             #args_decl
             #output_decl
 
-            fn meta() -> #krate::ToolMeta {
+            fn meta() -> #krate::tool::ToolMeta {
                 #meta
             }
 
@@ -126,9 +126,9 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
     }
     for (argument, variant) in &attrs.kinds {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
-        calls.push(quote!(.argument_kind(#argument, #krate::ArgumentKind::#variant)));
+        calls.push(quote!(.argument_kind(#argument, #krate::tool::ArgumentKind::#variant)));
     }
-    quote!(#krate::ToolMeta::new(#name, #description) #(#calls)*)
+    quote!(#krate::tool::ToolMeta::new(#name, #description) #(#calls)*)
 }
 
 /// The body of `run`: call the function (on the blocking pool if it is not `async`) and

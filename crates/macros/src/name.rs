@@ -7,7 +7,7 @@ use proc_macro2::Span;
 // is one registration accepts, and a suggestion is the one the registry makes.
 
 /// Checks a `#[tool]` name with the rule registration enforces
-/// (`agent_tools_core::validate_tool_name`): a run-time registration error becomes a compile
+/// (`agent_tools_core::tool::validate_tool_name`): a run-time registration error becomes a compile
 /// error on the offending string, worded as registration words it.
 pub(crate) fn check_tool_name(name: &str, span: Span) -> syn::Result<()> {
     agent_tools_rules::validate_tool_name(name)

@@ -172,7 +172,7 @@ fn toolset_impl(defs: &[ToolDef], self_ty: &Type) -> TokenStream {
         }
     });
     quote! {
-        impl #krate::Toolset for #self_ty {
+        impl #krate::tool::Toolset for #self_ty {
             fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> {
                 let mut tools: ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool>> = ::std::vec::Vec::new();
                 #(#pushes)*
@@ -186,7 +186,7 @@ fn toolset_impl(defs: &[ToolDef], self_ty: &Type) -> TokenStream {
             pub fn register_all(
                 self: ::std::sync::Arc<Self>,
                 registry: &#krate::ToolRegistry,
-            ) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, #krate::RegistryError> {
+            ) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, #krate::error::RegistryError> {
                 registry.register_toolset(self)
             }
         }

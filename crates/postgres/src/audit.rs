@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agent_tools_core::{AuditEvent, AuditSink, BoxFuture};
+use agent_tools_core::{
+    audit::{AuditEvent, AuditSink},
+    tool::BoxFuture,
+};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -77,7 +80,7 @@ impl Default for AuditOptions {
 /// `record` only queues the event (a registry calls it on the call's task, which must
 /// not wait for a database); a writer task inserts what has queued in one statement per
 /// batch, so a thousand calls a second cost a few inserts. The registry then waits for
-/// [`stored`](agent_tools_core::AuditSink::stored) before it returns the call's result: an
+/// [`stored`](agent_tools_core::audit::AuditSink::stored) before it returns the call's result: an
 /// answered call's row is committed even if the process is killed the next moment, at
 /// the cost of one batch's round trip per call (shared by every call in the batch).
 ///

@@ -5,7 +5,7 @@
 //!   whoever uses it at once), with TLS through rustls and the platform's trusted roots,
 //!   replaced when the server drops them. The memory store of `agent-tools-builtins` (feature
 //!   `postgres`) runs on it.
-//! - [`PostgresAudit`]: an [`AuditSink`](agent_tools_core::AuditSink) writing one row per call
+//! - [`PostgresAudit`]: an [`AuditSink`](agent_tools_core::audit::AuditSink) writing one row per call
 //!   into `agent_tools_audit`, in batches, from any number of processes, and telling
 //!   the registry when a call's row is committed, so that a call whose result was
 //!   returned is in the table even if the process dies the next moment.

@@ -1,5 +1,5 @@
 //! An implementation detail of agent-tools; use `agent_tools_core`'s re-exports
-//! (`agent_tools_core::validate_tool_name`, `agent_tools_core::suggest::closest`). Nothing here is a
+//! (`agent_tools_core::tool::validate_tool_name`, `agent_tools_core::suggest::closest`). Nothing here is a
 //! stable API of its own.
 //!
 //! The rules that `agent-tools-core` and `agent-tools-macros` must apply alike: the tool-name rule, so

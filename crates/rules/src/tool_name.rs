@@ -1,6 +1,6 @@
 //! The tool-name rule: `^[a-zA-Z0-9_-]{1,64}$`, the names every provider accepts.
 //!
-//! Registration enforces it (`agent_tools_core::validate_tool_name`), `#[tool]` turns a bad
+//! Registration enforces it (`agent_tools_core::tool::validate_tool_name`), `#[tool]` turns a bad
 //! `name = "…"` into a compile error on the string with it, and `agent-tools-core`'s dialects
 //! check their own variants of it with [`check_characters`]. Both show a
 //! [`ToolNameError`] as it is, so its `Display` is the wording users see at compile time

@@ -1,6 +1,6 @@
 //! [`OtlpAudit`]: audit events as OTLP log records.
 
-use agent_tools_core::{AuditEvent, AuditSink};
+use agent_tools_core::audit::{AuditEvent, AuditSink};
 use opentelemetry::logs::{AnyValue, LogRecord as _, Logger as _, LoggerProvider as _, Severity};
 use opentelemetry::trace::{SpanId, TraceFlags, TraceId};
 use opentelemetry_sdk::logs::SdkLogger;

@@ -3,7 +3,7 @@
 
 use std::str::FromStr as _;
 
-use agent_tools_core::TraceContext;
+use agent_tools_core::trace::TraceContext;
 use opentelemetry::Context;
 use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState};
 

@@ -1,7 +1,7 @@
 //! OpenTelemetry for agent-tools: tool calls traced next to the model calls, in the
 //! tracing system a team already runs.
 //!
-//! - [`OtelTracer`], a [`CallTracer`](agent_tools_core::CallTracer): one span per tool call,
+//! - [`OtelTracer`], a [`CallTracer`](agent_tools_core::trace::CallTracer): one span per tool call,
 //!   named and attributed by the GenAI semantic conventions (`execute_tool {tool}`,
 //!   `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `error.type`;
 //!   v1.41.0, where the conventions were last published in the core repository). The
@@ -10,7 +10,7 @@
 //!   carry the span on, so one trace runs from the client through every hop. Arguments
 //!   and results are recorded only on opt-in ([`OtelTracer::record_payloads`]), redacted
 //!   as the audit log redacts them.
-//! - [`OtlpAudit`], an [`AuditSink`](agent_tools_core::AuditSink): each audit event as an OTLP
+//! - [`OtlpAudit`], an [`AuditSink`](agent_tools_core::audit::AuditSink): each audit event as an OTLP
 //!   log record (`agent_tools.tool_call`), carrying the call's trace and span ids.
 //! - [`Telemetry`]: the OTLP/HTTP exporters (protobuf) for both, configured by the
 //!   standard `OTEL_*` variables (endpoint, headers, timeout, compression, service name,

@@ -1,6 +1,9 @@
 //! [`OtelTracer`]: the GenAI `execute_tool` span of each tool call.
 
-use agent_tools_core::{AuditEvent, CallSpan, CallTracer, Outcome, SpanStart, TraceContext};
+use agent_tools_core::{
+    audit::{AuditEvent, Outcome},
+    trace::{CallSpan, CallTracer, SpanStart, TraceContext},
+};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _, TracerProvider as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::SdkTracer;
@@ -11,7 +14,7 @@ use crate::Telemetry;
 const SCOPE: &str = "agent-tools";
 
 /// Starts an `execute_tool {tool}` span (kind INTERNAL) for every call of the registry it
-/// is given to ([`ToolRegistryBuilder::tracer`](agent_tools_core::ToolRegistryBuilder::tracer)).
+/// is given to ([`ToolRegistryBuilder::tracer`](agent_tools_core::registry::ToolRegistryBuilder::tracer)).
 ///
 /// Attributes, after the GenAI semantic conventions: `gen_ai.operation.name`
 /// (`execute_tool`), `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use agent_tools::{Image, Json, ToolContext, ToolError, ToolOutput, ToolRegistry, tool, toolset};
+use agent_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry, tool, toolset, output::{Image, Json}};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use agent_tools_core::{ToolError, ToolRegistry, error_chain};
+use agent_tools_core::{ToolError, ToolRegistry, error::error_chain};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -449,7 +449,7 @@ async fn run(inner: &Inner, work: Work) -> SubagentStatus {
                 slot.map_err(|_| "the sub-agent manager was shut down")?
             }
         };
-        let tools = inner.registry.filter(|spec| spec.name != "spawn");
+        let tools = inner.registry.filter(|spec| spec.meta.name != "spawn");
         inner.runner.run(task, tools, cancel).await
     };
     let timeout = inner.limits.timeout;

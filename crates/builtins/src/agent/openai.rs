@@ -7,13 +7,13 @@
 //! `max_iterations` turns, which is reported as a failure rather than passed off as an
 //! answer.
 //!
-//! With deferred tools (see `agent_tools_core::ToolSearchMode`), the model starts with the
+//! With deferred tools (see `agent_tools_core::search::ToolSearchMode`), the model starts with the
 //! tools that are not deferred and `tool_search`; the definitions a search returns are
 //! added to every later request of the run, so the model can call what it found.
 
 use std::time::Duration;
 
-use agent_tools_core::{BoxFuture, DefinitionOptions, Dialect, ToolCall, ToolRegistry};
+use agent_tools_core::{Dialect, ToolCall, ToolRegistry, dialect::DefinitionOptions, tool::BoxFuture};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

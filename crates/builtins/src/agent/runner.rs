@@ -1,13 +1,13 @@
 //! What runs a sub-agent: anything that turns a task and a set of tools into an answer.
 
-use agent_tools_core::{BoxFuture, ToolRegistry};
+use agent_tools_core::{ToolRegistry, tool::BoxFuture};
 use tokio_util::sync::CancellationToken;
 
 use crate::BoxError;
 
 /// Runs one agent: a task, the tools it may use, and a token that says when to stop.
 /// Returns the final answer or why there is none (any error: `"text".into()` or `?`
-/// makes one; its [`error_chain`](agent_tools_core::error_chain) is what the status shows).
+/// makes one; its [`error_chain`](agent_tools_core::error::error_chain) is what the status shows).
 pub trait AgentRunner: Send + Sync + 'static {
     /// Works on `task` with `tools` until it has an answer, fails, or `cancel` fires.
     fn run(

@@ -1,7 +1,7 @@
 //! The `send_media` tool: check every file, then send them all and report each.
 
 use crate::{BoxError, Workspace};
-use agent_tools_core::{ToolError, error_chain};
+use agent_tools_core::{ToolError, error::error_chain};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

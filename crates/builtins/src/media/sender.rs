@@ -1,6 +1,6 @@
 //! [`MediaSender`]: where `send_media` delivers files.
 
-use agent_tools_core::BoxFuture;
+use agent_tools_core::tool::BoxFuture;
 
 use super::MediaFile;
 use crate::BoxError;

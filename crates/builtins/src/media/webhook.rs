@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use agent_tools_core::BoxFuture;
+use agent_tools_core::tool::BoxFuture;
 use reqwest::multipart::Form;
 use url::Url;
 

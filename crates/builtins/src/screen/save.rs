@@ -3,7 +3,10 @@
 use std::time::SystemTime;
 
 use crate::{Workspace, WriteMode};
-use agent_tools_core::{Content, Image, ToolError, ToolOutput};
+use agent_tools_core::{
+    ToolError, ToolOutput,
+    output::{Content, Image},
+};
 
 use super::args::Region;
 use super::config::ScreenshotConfig;

@@ -1,7 +1,7 @@
 //! `exec`: run a shell command in the workspace, under a kernel sandbox, with a time
 //! limit, bounded output and a scrubbed environment.
 //!
-//! What protects the machine is the sandbox ([`ExecSandbox`]: Landlock confines writes
+//! What protects the machine is the sandbox ([`ExecSandbox`](crate::ExecSandbox): Landlock confines writes
 //! to the workspace and scopes signals, a seccomp filter refuses sockets and terminal
 //! input, no capabilities, and a PID namespace per command ends whatever it started) and
 //! the environment allow-list (secrets do not reach the command). The command guard
@@ -14,7 +14,7 @@
 //! The sandbox is made of Linux kernel features, so elsewhere (macOS, the BSDs) `exec`
 //! refuses every call with "exec's sandbox needs Linux (Landlock, seccomp, PID
 //! namespaces); set `sandbox = "none"` in `[exec]` to run commands without one" — unless
-//! the configuration chose [`ExecSandbox::None`] itself. Then commands run unconfined,
+//! the configuration chose [`ExecSandbox::None`](crate::ExecSandbox::None) itself. Then commands run unconfined,
 //! with the same time limit, output bounds, scrubbed environment and guard, in a process
 //! group of their own that is killed when the call ends; a process that leaves the group
 //! may outlive the call, and each output says so unless `keep_background = true`. The

@@ -162,7 +162,7 @@ async fn the_time_limit_ends_before_the_calls_deadline() {
     let error = exec(&setup.ws, &exec_tool, args("echo begun; sleep 30"), &ctx)
         .await
         .unwrap_err();
-    assert_eq!(error.kind(), agent_tools_core::ToolErrorKind::TimedOut);
+    assert_eq!(error.kind(), agent_tools_core::error::ToolErrorKind::TimedOut);
     let message = error.message();
     assert!(message.contains("(the time left for this call)"), "{message}");
     assert!(message.contains("begun"), "{message}");
@@ -270,7 +270,7 @@ async fn cancellation_stops_the_command() {
     };
     let (result, ()) = tokio::join!(exec(&setup.ws, &exec_tool, args(&command), &ctx), canceller);
     let error = result.unwrap_err();
-    assert_eq!(error.kind(), agent_tools_core::ToolErrorKind::Cancelled);
+    assert_eq!(error.kind(), agent_tools_core::error::ToolErrorKind::Cancelled);
     assert!(
         error.message().starts_with("cancelled; the command"),
         "{}",

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools_core::error_chain;
+use agent_tools_core::error::error_chain;
 use reqwest::header::{self, HeaderMap, HeaderName};
 use reqwest::redirect::Policy;
 use reqwest::{Response, StatusCode};

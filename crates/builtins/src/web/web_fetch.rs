@@ -13,7 +13,10 @@
 
 use std::time::{Duration, Instant};
 
-use agent_tools_core::{Content, Image, ToolContext, ToolError, ToolOutput};
+use agent_tools_core::{
+    ToolContext, ToolError, ToolOutput,
+    output::{Content, Image},
+};
 use reqwest::header::HeaderMap;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -6,7 +6,7 @@
 
 use agent_tools_builtins::memory::{MemoryError, MemoryStore, NewMemory};
 use agent_tools_builtins::{BuiltinConfig, Builtins, Workspace};
-use agent_tools_core::{Principal, ToolCall, ToolRegistry};
+use agent_tools_core::{ToolCall, ToolRegistry, context::Principal};
 use agent_tools_postgres::PoolOptions;
 use serde_json::{Value, json};
 

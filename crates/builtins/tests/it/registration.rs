@@ -7,7 +7,7 @@ use agent_tools_builtins::Builtins;
 use agent_tools_builtins::Workspace;
 use agent_tools_builtins::agent::{LocalSubagents, SubagentManager, SubagentStatus};
 use agent_tools_builtins::web::SearchConfig;
-use agent_tools_core::{BoxFuture, ToolCall, ToolRegistry};
+use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

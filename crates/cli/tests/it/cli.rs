@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use agent_tools::builtins::Workspace;
-use agent_tools::{Json, ToolError, ToolRegistry, tool};
+use agent_tools::{ToolError, ToolRegistry, output::Json, tool};
 use agent_tools_cli::{self as cli, Io};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -365,7 +365,7 @@ fn config_errors_say_what_failed_and_keep_the_cause() {
     };
     assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
     assert_eq!(
-        agent_tools::error_chain(&error),
+        agent_tools::error::error_chain(&error),
         error.to_string(),
         "the cause is said once"
     );

@@ -15,7 +15,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_tools::builtins::{self, BuiltinConfig};
-use agent_tools::{AuditEvent, JsonlAudit, MemoryAudit, Outcome, ToolCall, ToolRegistry, tool};
+use agent_tools::{
+    ToolCall, ToolRegistry,
+    audit::{AuditEvent, JsonlAudit, MemoryAudit, Outcome},
+    tool,
+};
 use serde_json::json;
 
 use rng::Rng;
@@ -299,7 +303,7 @@ async fn a_full_disk_under_the_audit_log_fails_no_call() {
 /// Shares a sink so the test can read its counters.
 struct ForwardAudit(Arc<JsonlAudit>);
 
-impl agent_tools::AuditSink for ForwardAudit {
+impl agent_tools::audit::AuditSink for ForwardAudit {
     fn record(&self, event: &AuditEvent) {
         self.0.record(event);
     }

@@ -24,7 +24,11 @@ use std::time::{Duration, Instant};
 use agent_tools::builtins::Builtins;
 use agent_tools::builtins::Workspace;
 use agent_tools::builtins::{ExecConfig, ExecSandbox};
-use agent_tools::{CancellationToken, MemoryAudit, Outcome, ToolCall, ToolRegistry, ToolResult};
+use agent_tools::{
+    ToolCall, ToolRegistry, ToolResult,
+    audit::{MemoryAudit, Outcome},
+    context::CancellationToken,
+};
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::json;
 

@@ -17,7 +17,10 @@ use agent_tools::mcp::rmcp::transport::{
     ConfigureCommandExt as _, StreamableHttpClientTransport, TokioChildProcess,
 };
 use agent_tools::mcp::rmcp::{RoleClient, ServiceExt as _};
-use agent_tools::{AuditEvent, JsonlAudit, Outcome, ToolRegistry};
+use agent_tools::{
+    ToolRegistry,
+    audit::{AuditEvent, JsonlAudit, Outcome},
+};
 use axum::Router;
 use axum::routing::{get, post};
 use rustix::process::{Pid, Signal, kill_process};

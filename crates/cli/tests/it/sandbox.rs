@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use agent_tools::builtins::Builtins;
 use agent_tools::builtins::Workspace;
-use agent_tools::{Outcome, ToolCall, ToolRegistry, ToolResult};
+use agent_tools::{ToolCall, ToolRegistry, ToolResult, audit::Outcome};
 use serde_json::{Value, json};
 
 const SIBLINGS: [&str; 5] = ["ws2", "ws_evil", "ws.bak", "ws-old", "outside"];

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{Approval, ApprovalRequest};
-use crate::{Caller, CallerError, ElicitAction, ElicitRequest};
+use crate::caller::{Caller, CallerError, ElicitAction, ElicitRequest};
 
 /// The form's choices: (value, title).
 const CHOICES: [(&str, &str); 3] = [

@@ -305,10 +305,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Policy, ToolSpec, ToolVerdict};
+    use crate::{
+        policy::{Policy, ToolVerdict},
+        spec::ToolSpec,
+    };
 
     /// A policy's reason to ask about `exec`.
-    fn reason() -> crate::Reason {
+    fn reason() -> crate::policy::Reason {
         let policy = Policy::builder().ask("exec").build().unwrap();
         let spec = ToolSpec::new("exec", "Run a command.", json!({"type": "object"}));
         match policy.verdict_for_tool(&spec) {

@@ -1,25 +1,25 @@
-//! Approval: who decides the calls a [`Policy`](crate::Policy) asks about.
+//! Approval: who decides the calls a [`Policy`](crate::policy::Policy) asks about.
 //!
 //! When the policy says *ask*, the registry asks, in this order: the call's own
-//! [`Approver`] ([`ToolCall::with_approver`](crate::ToolCall::with_approver)), the
-//! registry's ([`ToolRegistryBuilder::approver`](crate::ToolRegistryBuilder::approver)),
-//! and otherwise the call's [`Caller`](crate::Caller) through a form
-//! ([elicitation](crate::ElicitRequest)) — over MCP that is the client, so a person approves
+//! [`Approver`] ([`ToolCall::with_approver`](crate::registry::ToolCall::with_approver)), the
+//! registry's ([`ToolRegistryBuilder::approver`](crate::registry::ToolRegistryBuilder::approver)),
+//! and otherwise the call's [`Caller`](crate::caller::Caller) through a form
+//! ([elicitation](crate::caller::ElicitRequest)) — over MCP that is the client, so a person approves
 //! in Claude Desktop's or VS Code's own UI. When none of them can ask (a client without
 //! elicitation, a program without a person), the call is refused with a message saying
 //! that approval was needed and how to allow the call.
 //!
 //! An answer is one of [`Approval`]: allow once; allow always (the tool runs without asking
-//! for the rest of the session, [`ToolCall::with_session_id`](crate::ToolCall::with_session_id));
+//! for the rest of the session, [`ToolCall::with_session_id`](crate::registry::ToolCall::with_session_id));
 //! deny, with a reason the model is told; allow with edited arguments, which are
 //! validated again and checked against the deny rules again; or defer: the call ends with
 //! a pending result whose [`PendingCall`] the application keeps (it is serializable) and
-//! decides later with [`ToolRegistry::resume`](crate::ToolRegistry::resume) — in this
-//! process, or in another after [`ToolRegistry::restore`](crate::ToolRegistry::restore).
+//! decides later with [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume) — in this
+//! process, or in another after [`ToolRegistry::restore`](crate::registry::ToolRegistry::restore).
 //! [`ApproveLater`] defers every call.
 //!
 //! Before asking, the registry asks the tool what the call would do
-//! ([`Tool::preview`](crate::Tool::preview)): `write_file` and `edit_file` show the diff
+//! ([`Tool::preview`](crate::tool::Tool::preview)): `write_file` and `edit_file` show the diff
 //! they would apply. The question ([`ApprovalRequest::question`]) carries it, and frames
 //! everything the call brings (its arguments, its preview, a mounted tool's title) so that
 //! a model cannot draw a question of its own into it: the call's text is quoted behind a
@@ -40,7 +40,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::tool::BoxFuture;
-use crate::{Principal, Reason};
+use crate::{policy::Reason, principal::Principal};
 
 pub(crate) use by_form::ask_by_form;
 pub(crate) use grants::SessionGrants;
@@ -50,7 +50,7 @@ pub use pending::{ApproveLater, PendingCall, ResumeError};
 /// Decides the calls a policy asks about.
 ///
 /// ```
-/// use agent_tools_core::{Approval, ApprovalRequest, Approver, BoxFuture};
+/// use agent_tools_core::{approval::{Approval, ApprovalRequest, Approver}, tool::BoxFuture};
 ///
 /// /// Allows everything but `exec`.
 /// struct NoShell;
@@ -69,7 +69,7 @@ pub use pending::{ApproveLater, PendingCall, ResumeError};
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an approver",
-    note = "implement `agent_tools_core::Approver`: `fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval>`"
+    note = "implement `agent_tools_core::approval::Approver`: `fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, Approval>`"
 )]
 pub trait Approver: Send + Sync + 'static {
     /// The answer for one call.
@@ -100,7 +100,7 @@ pub struct ApprovalRequest {
     pub session_id: Option<String>,
     /// Who the call is made for, when the transport authenticated a user.
     pub principal: Option<Principal>,
-    /// What the call would do, if the tool can say ([`Tool::preview`](crate::Tool::preview)):
+    /// What the call would do, if the tool can say ([`Tool::preview`](crate::tool::Tool::preview)):
     /// for `write_file` and `edit_file`, the diff they would apply.
     pub preview: Option<String>,
 }
@@ -164,7 +164,7 @@ pub enum Approval {
     /// again).
     AllowEdited(Value),
     /// Decide later: the call ends with a pending result
-    /// ([`ToolResult::pending`](crate::ToolResult::pending)), to be decided with
-    /// [`ToolRegistry::resume`](crate::ToolRegistry::resume).
+    /// ([`ToolResult::pending`](crate::registry::ToolResult::pending)), to be decided with
+    /// [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume).
     Defer,
 }

@@ -1,5 +1,5 @@
 //! Calls whose approval was deferred ([`Approval::Defer`]): kept
-//! until an application decides them with [`ToolRegistry::resume`](crate::ToolRegistry::resume).
+//! until an application decides them with [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -11,20 +11,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Approval, ApprovalRequest, Approver};
-use crate::Principal;
+use crate::principal::Principal;
 use crate::tool::BoxFuture;
 
 /// A call the policy asked about whose approval was deferred: the tool has not run.
 ///
 /// It is what an application keeps to decide the call later — serializable, so a web
 /// application can store it with the conversation and, after a restart, hand it to
-/// [`ToolRegistry::restore`](crate::ToolRegistry::restore) in a new process before
-/// [`ToolRegistry::resume`](crate::ToolRegistry::resume)`(id, decision)`. Resuming
+/// [`ToolRegistry::restore`](crate::registry::ToolRegistry::restore) in a new process before
+/// [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume)`(id, decision)`. Resuming
 /// validates the arguments again and asks the policy again, so a stored call that was
 /// changed, or a tool or policy that changed since, cannot run what the policy now refuses.
 ///
 /// ```
-/// use agent_tools_core::PendingCall;
+/// use agent_tools_core::approval::PendingCall;
 ///
 /// let stored = r#"{"id": "p-1", "call_id": "call_7", "tool": "exec",
 ///     "arguments": {"command": "make deploy"}, "reason": "the ask rule `exec`",
@@ -36,7 +36,7 @@ use crate::tool::BoxFuture;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PendingCall {
-    /// What [`ToolRegistry::resume`](crate::ToolRegistry::resume) is given to decide it;
+    /// What [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume) is given to decide it;
     /// unique in the process that deferred it, and across restarts in practice (it holds
     /// the time and the process id).
     pub id: String,
@@ -54,7 +54,7 @@ pub struct PendingCall {
     /// the call for them again.
     #[serde(default)]
     pub principal: Option<Principal>,
-    /// What the call would do, if the tool can say ([`Tool::preview`](crate::Tool::preview)).
+    /// What the call would do, if the tool can say ([`Tool::preview`](crate::tool::Tool::preview)).
     pub preview: Option<String>,
 }
 
@@ -126,8 +126,8 @@ impl PendingCalls {
 }
 
 /// An approver that decides nothing now: every call the policy asks about ends with a
-/// pending result ([`ToolResult::pending`](crate::ToolResult::pending)), to be decided
-/// with [`ToolRegistry::resume`](crate::ToolRegistry::resume) — for applications whose
+/// pending result ([`ToolResult::pending`](crate::registry::ToolResult::pending)), to be decided
+/// with [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume) — for applications whose
 /// person answers later, in another request or another process.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApproveLater;
@@ -143,7 +143,7 @@ impl Approver for ApproveLater {
 #[non_exhaustive]
 pub enum ResumeError {
     /// No pending call has this id here: it was resumed already, or was deferred in
-    /// another process and not [restored](crate::ToolRegistry::restore).
+    /// another process and not [restored](crate::registry::ToolRegistry::restore).
     #[error("no pending call has the id `{id}`: it was decided already, or was not restored in this process")]
     UnknownId {
         /// The id asked for.

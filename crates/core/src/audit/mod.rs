@@ -43,11 +43,11 @@ pub enum Outcome {
     Cancelled,
     /// The tool panicked; the panic was contained.
     Panicked,
-    /// The [policy](crate::Policy) refused the call, or it needed an approval it did not
+    /// The [policy](crate::policy::Policy) refused the call, or it needed an approval it did not
     /// get; the tool did not run.
     Denied,
     /// The call waits for an approval that was deferred
-    /// ([`Approval::Defer`](crate::Approval::Defer)); the tool has not run. Resuming it
+    /// ([`Approval::Defer`](crate::approval::Approval::Defer)); the tool has not run. Resuming it
     /// records a second event with how it ended.
     Pending,
 }
@@ -83,15 +83,15 @@ pub struct AuditEvent {
     pub timestamp: SystemTime,
     /// The session the call belongs to, if named.
     pub session_id: Option<String>,
-    /// The user the call was made for ([`Principal::subject`](crate::Principal)), when the
+    /// The user the call was made for ([`Principal::subject`](crate::principal::Principal)), when the
     /// transport authenticated one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
-    /// The client application that made it ([`Principal::client_id`](crate::Principal)).
+    /// The client application that made it ([`Principal::client_id`](crate::principal::Principal)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
     /// The trace the call belongs to (32 hex digits): its span's, when a
-    /// [`CallTracer`](crate::CallTracer) traced it, else the one it came with.
+    /// [`CallTracer`](crate::tracer::CallTracer) traced it, else the one it came with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_id: Option<String>,
     /// The call's span (16 hex digits), when a tracer traced it: the audit line and the
@@ -143,7 +143,7 @@ pub trait AuditSink: Send + Sync + 'static {
     /// it before it returns the call's result, so that a result the caller received
     /// means the call is in the log, even if the process dies the next moment. Default:
     /// nothing to wait for.
-    fn stored(&self) -> Option<crate::BoxFuture<'static, ()>> {
+    fn stored(&self) -> Option<crate::tool::BoxFuture<'static, ()>> {
         None
     }
 }
@@ -155,7 +155,7 @@ impl<S: AuditSink + ?Sized> AuditSink for std::sync::Arc<S> {
         (**self).record(event);
     }
 
-    fn stored(&self) -> Option<crate::BoxFuture<'static, ()>> {
+    fn stored(&self) -> Option<crate::tool::BoxFuture<'static, ()>> {
         (**self).stored()
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 pub enum ElicitRequest {
     /// A form: the user fills in an object matching `requested_schema`, a flat object
     /// schema of strings, numbers, booleans and enums (see
-    /// [`form_schema_for`](crate::form_schema_for)).
+    /// [`form_schema_for`](crate::caller::form_schema_for)).
     Form {
         /// What is asked and why.
         message: String,
@@ -109,7 +109,7 @@ impl ElicitResponse {
     }
 }
 
-/// The outcome of a typed form ([`ToolContext::elicit`](crate::ToolContext::elicit)).
+/// The outcome of a typed form ([`ToolContext::elicit`](crate::context::ToolContext::elicit)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Elicited<T> {
     /// The user filled in the form.

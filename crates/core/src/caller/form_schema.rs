@@ -45,7 +45,7 @@ const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 ///     reason: Option<String>,
 /// }
 ///
-/// let form = agent_tools_core::form_schema_for::<Confirm>().unwrap();
+/// let form = agent_tools_core::caller::form_schema_for::<Confirm>().unwrap();
 /// assert_eq!(form["properties"]["proceed"]["type"], "boolean");
 /// assert_eq!(form["required"], serde_json::json!(["proceed"]));
 /// ```

@@ -13,33 +13,33 @@ pub use form_schema::form_schema_for;
 pub use log::{LogLevel, LogMessage};
 pub use sampling::{Role, SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse};
 
-use crate::BoxFuture;
+use crate::tool::BoxFuture;
 
 /// Answers what a running tool may ask of whoever called it: to log, to ask the user
 /// ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)).
 ///
 /// Over MCP the caller is the client: `agent-tools-mcp` gives each served call a caller that sends `notifications/message`,
 /// `elicitation/create` and `sampling/createMessage` to it. Elsewhere the application sets
-/// one on the registry ([`ToolRegistryBuilder::caller`](crate::ToolRegistryBuilder::caller))
-/// or on a call ([`ToolCall::with_caller`](crate::ToolCall::with_caller)). A tool reaches
-/// it through [`ToolContext::log`](crate::ToolContext::log),
-/// [`elicit`](crate::ToolContext::elicit) and [`sample`](crate::ToolContext::sample); a
+/// one on the registry ([`ToolRegistryBuilder::caller`](crate::registry::ToolRegistryBuilder::caller))
+/// or on a call ([`ToolCall::with_caller`](crate::registry::ToolCall::with_caller)). A tool reaches
+/// it through [`ToolContext::log`](crate::context::ToolContext::log),
+/// [`elicit`](crate::context::ToolContext::elicit) and [`sample`](crate::context::ToolContext::sample); a
 /// request nobody can answer fails with [`CallerError::NotAvailable`], which says so to the
 /// model when the tool passes it on with `?`.
 ///
 /// What this layer does not do: it does not keep a human's answer beyond the call, and it
 /// does not check that a client's model said anything sensible. An elicited answer is
-/// checked against the form's types ([`ToolContext::elicit`](crate::ToolContext::elicit)
+/// checked against the form's types ([`ToolContext::elicit`](crate::context::ToolContext::elicit)
 /// deserializes it), nothing more.
 ///
 ///
 /// Every method has a default: logging does nothing (the
-/// [`ToolContext::log`](crate::ToolContext::log) `tracing` event is emitted anyway), and
+/// [`ToolContext::log`](crate::context::ToolContext::log) `tracing` event is emitted anyway), and
 /// elicitation and sampling fail with [`CallerError::NotAvailable`]. Implement what you
 /// can answer:
 ///
 /// ```
-/// use agent_tools_core::{BoxFuture, Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse};
+/// use agent_tools_core::{tool::BoxFuture, caller::{Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse}};
 ///
 /// /// Declines every question: a non-interactive run.
 /// struct Unattended;
@@ -113,7 +113,7 @@ pub enum CallerError {
         source: serde_json::Error,
     },
     /// The caller could not be reached or answered with an error.
-    #[error("the caller failed to answer: {}", crate::error_chain(.0.as_ref()))]
+    #[error("the caller failed to answer: {}", crate::error::error_chain(.0.as_ref()))]
     Failed(#[source] Box<dyn StdError + Send + Sync>),
 }
 
@@ -130,11 +130,11 @@ impl CallerError {
 }
 
 /// A caller error becomes the call's error result; a cancellation keeps its kind.
-impl From<CallerError> for crate::ToolError {
+impl From<CallerError> for crate::error::ToolError {
     fn from(error: CallerError) -> Self {
         match error {
-            CallerError::Cancelled => crate::ToolError::cancelled_with(error),
-            error => crate::ToolError::from_error(error),
+            CallerError::Cancelled => crate::error::ToolError::cancelled_with(error),
+            error => crate::error::ToolError::from_error(error),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::Content;
+use crate::output::Content;
 
 /// Who speaks in a [`SamplingMessage`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,7 +88,7 @@ impl SamplingMessage {
 /// A request for the caller's model to write the next message.
 ///
 /// ```
-/// use agent_tools_core::{SamplingMessage, SamplingRequest};
+/// use agent_tools_core::{caller::{SamplingMessage, SamplingRequest}};
 ///
 /// let request = SamplingRequest::new(vec![SamplingMessage::user("Summarise: …")], 200)
 ///     .with_system_prompt("You write one-line summaries.");
@@ -110,8 +110,8 @@ pub struct SamplingRequest {
     /// MCP's `modelPreferences` (hints and priorities), as JSON.
     pub model_preferences: Option<Value>,
     /// Tools the model may call, as MCP tool definitions (e.g. from
-    /// [`ToolRegistry::definitions`](crate::ToolRegistry::definitions) with
-    /// [`Dialect::Mcp`](crate::Dialect::Mcp)); only clients that declare sampling with
+    /// [`ToolRegistry::definitions`](crate::registry::ToolRegistry::definitions) with
+    /// [`Dialect::Mcp`](crate::dialect::Dialect::Mcp)); only clients that declare sampling with
     /// tools accept them.
     pub tools: Vec<Value>,
     /// MCP's `toolChoice` (`{"mode": "auto" | "required" | "none"}`).

@@ -9,7 +9,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::{DynamicTool, Outcome, ToolCall, ToolContext, ToolError, ToolRegistry};
+use crate::{
+    audit::Outcome,
+    context::ToolContext,
+    dynamic::DynamicTool,
+    error::ToolError,
+    registry::{ToolCall, ToolRegistry},
+};
 
 /// Answers every form with `{"name": "Ada"}`, every sampling request with the last
 /// message's text reversed, and keeps the log.
@@ -42,7 +48,7 @@ impl Caller for Scripted {
                 .last()
                 .and_then(|message| message.content.first())
             {
-                Some(SamplingContent::Part(crate::Content::Text { text, .. })) => text.clone(),
+                Some(SamplingContent::Part(crate::output::Content::Text { text, .. })) => text.clone(),
                 _ => String::new(),
             };
             let reversed: String = last.chars().rev().collect();

@@ -11,7 +11,7 @@ use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
 use super::refs::{prune_unused_definitions, recursive_refs};
 use super::strict::rewrite;
 use super::tree::{for_each_child, join};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 const RULES: KeywordRules = KeywordRules {
     provider: "Anthropic",
@@ -55,8 +55,8 @@ const RULES: KeywordRules = KeywordRules {
 /// The definition in Messages API shape; `strict` appears only when set.
 pub(super) fn definition(spec: &ToolSpec, input_schema: Value, strict: bool) -> Value {
     let mut definition = json!({
-        "name": spec.name,
-        "description": spec.description,
+        "name": spec.meta.name,
+        "description": spec.meta.description,
         "input_schema": input_schema,
     });
     if strict {
@@ -162,12 +162,12 @@ mod tests {
         let strict = strict_schema(&schema).unwrap();
         assert_eq!(strict.get("$defs"), None, "{strict}");
         let spec = ToolSpec::new("t", "Test.", schema);
-        let definition = crate::DefinitionOptions::new(crate::Dialect::Anthropic)
-            .strict(crate::Strict::Always)
+        let definition = crate::dialect::DefinitionOptions::new(crate::dialect::Dialect::Anthropic)
+            .strict(crate::dialect::Strict::Always)
             .render(&spec);
         assert!(definition.strict);
         let violations =
-            crate::testing::provider_rule_violations(crate::Dialect::Anthropic, &definition.value);
+            crate::testing::provider_rule_violations(crate::dialect::Dialect::Anthropic, &definition.value);
         assert!(violations.is_empty(), "{violations:?}");
     }
 

@@ -16,7 +16,7 @@ use super::keywords::{KeywordRules, WELL_KNOWN_FORMATS};
 use super::refs::{Inline, inline_refs};
 use super::tree::{for_each_child, for_each_child_mut, has_type, join};
 use super::{Definition, GeminiSchema, SchemaIssue};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 const OPENAPI: KeywordRules = KeywordRules {
     provider: "Gemini",
@@ -99,7 +99,7 @@ const JSON_SCHEMA: KeywordRules = KeywordRules {
 /// The function declaration; a tool without arguments has no parameters at all (Gemini
 /// rejects an object with no properties).
 pub(super) fn definition(spec: &ToolSpec, mode: GeminiSchema, definition: &mut Definition) -> Value {
-    let mut declaration = json!({"name": spec.name, "description": spec.description});
+    let mut declaration = json!({"name": spec.meta.name, "description": spec.meta.description});
     let mut schema = spec.input_schema.clone();
     if let Err(issue) = flatten_root_union(&mut schema) {
         definition.problems.push(issue);
@@ -519,7 +519,7 @@ mod tests {
         assert!(value.get("parameters").is_none(), "{value}");
         assert_eq!(definition.fallbacks.len(), 1, "{:?}", definition.fallbacks);
         assert!(definition.problems.is_empty(), "{:?}", definition.problems);
-        let violations = crate::testing::provider_rule_violations(crate::Dialect::Gemini, &value);
+        let violations = crate::testing::provider_rule_violations(crate::dialect::Dialect::Gemini, &value);
         assert!(violations.is_empty(), "{violations:?}");
         let (_, definition) = render(schema, GeminiSchema::OpenApi);
         assert_eq!(definition.problems.len(), 1, "{:?}", definition.problems);

@@ -12,16 +12,16 @@ use serde_json::{Map, Value, json};
 
 use super::tree::has_type;
 use super::{Definition, SchemaIssue};
-use crate::{ToolAnnotations, ToolSpec};
+use crate::spec::{ToolAnnotations, ToolSpec};
 
 /// The `Tool` object of `tools/list`.
 pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value {
     let mut tool = Map::new();
-    tool.insert("name".into(), json!(spec.name));
+    tool.insert("name".into(), json!(spec.meta.name));
     if let Some(title) = spec.title() {
         tool.insert("title".into(), json!(title));
     }
-    tool.insert("description".into(), json!(spec.description));
+    tool.insert("description".into(), json!(spec.meta.description));
     tool.insert("inputSchema".into(), spec.input_schema.clone());
     if let Some(output) = &spec.output_schema {
         match output.as_object() {
@@ -34,7 +34,7 @@ pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value 
             )),
         }
     }
-    if let Some(annotations) = annotations(&spec.annotations) {
+    if let Some(annotations) = annotations(&spec.meta.annotations) {
         tool.insert("annotations".into(), annotations);
     }
     Value::Object(tool)
@@ -59,7 +59,7 @@ fn annotations(annotations: &ToolAnnotations) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolMeta;
+    use crate::spec::ToolMeta;
 
     #[test]
     fn full_definition() {

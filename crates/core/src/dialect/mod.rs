@@ -37,7 +37,7 @@ use serde_json::Value;
 pub use issue::SchemaIssue;
 pub(crate) use tree::{accepts_null, resolve};
 
-use crate::{ToolSearchMode, ToolSpec};
+use crate::{spec::ToolSpec, tool_search::ToolSearchMode};
 
 /// A provider's tool definition format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,7 +159,7 @@ pub enum GeminiSchema {
 /// How to render definitions: the dialect and its options.
 ///
 /// ```
-/// use agent_tools_core::{DefinitionOptions, Dialect, Strict, ToolSpec};
+/// use agent_tools_core::{Dialect, dialect::{DefinitionOptions, Strict}, tool::ToolSpec};
 ///
 /// let spec = ToolSpec::new("echo", "Repeat.", serde_json::json!({
 ///     "type": "object",
@@ -182,7 +182,7 @@ pub struct DefinitionOptions {
     pub strict: Strict,
     /// For Gemini: `parameters` or `parametersJsonSchema`.
     pub gemini_schema: GeminiSchema,
-    /// How [deferred](crate::ToolMeta::defer) tools are offered.
+    /// How [deferred](crate::spec::ToolMeta::defer) tools are offered.
     pub tool_search: ToolSearchMode,
 }
 
@@ -224,14 +224,14 @@ impl DefinitionOptions {
         match self.strict {
             Strict::Never => false,
             Strict::Always => true,
-            Strict::Auto => spec.strict || self.dialect != Dialect::Anthropic,
+            Strict::Auto => spec.meta.strict || self.dialect != Dialect::Anthropic,
         }
     }
 
     /// The definition of one tool, with what could not be expressed.
     pub fn render(&self, spec: &ToolSpec) -> Definition {
         let mut definition = Definition::new(Value::Null);
-        if let Err(reason) = self.dialect.check_name(&spec.name) {
+        if let Err(reason) = self.dialect.check_name(&spec.meta.name) {
             definition.problems.push(SchemaIssue::new("", reason.to_string()));
         }
         definition.value = match self.dialect {

@@ -7,7 +7,7 @@
 use agent_tools_rules::check_characters;
 
 use super::Dialect;
-use crate::ToolNameError;
+use crate::spec::ToolNameError;
 
 impl Dialect {
     /// Checks a tool name against this provider's rule:
@@ -18,7 +18,7 @@ impl Dialect {
     pub fn check_name(self, name: &str) -> Result<(), ToolNameError> {
         match self {
             Dialect::OpenAiChat | Dialect::OpenAiResponses | Dialect::Anthropic => {
-                crate::validate_tool_name(name)
+                crate::spec::validate_tool_name(name)
             }
             Dialect::Gemini => {
                 check_characters(name, 64, &['.', ':'])?;

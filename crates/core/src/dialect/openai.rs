@@ -13,7 +13,7 @@ use super::refs::{Inline, inline_refs};
 use super::strict::rewrite;
 use super::tree::{accepts_null, for_each_child, for_each_child_mut, is_object_schema, join};
 use super::{Dialect, SchemaIssue};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 const RULES: KeywordRules = KeywordRules {
     provider: "OpenAI",
@@ -77,15 +77,15 @@ pub(super) fn definition(spec: &ToolSpec, dialect: Dialect, parameters: Value, s
         // Responses makes a tool strict when `strict` is left out, so it is always said.
         return json!({
             "type": "function",
-            "name": spec.name,
-            "description": spec.description,
+            "name": spec.meta.name,
+            "description": spec.meta.description,
             "parameters": parameters,
             "strict": strict,
         });
     }
     let mut function = json!({
-        "name": spec.name,
-        "description": spec.description,
+        "name": spec.meta.name,
+        "description": spec.meta.description,
         "parameters": parameters,
     });
     if strict {

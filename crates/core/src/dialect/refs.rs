@@ -293,10 +293,10 @@ mod tests {
                 "{inline:?}: {issues:?}"
             );
         }
-        let spec = crate::ToolSpec::new("t", "Test.", schema);
-        for dialect in crate::Dialect::ALL {
-            for strict in [crate::Strict::Always, crate::Strict::Never] {
-                crate::DefinitionOptions::new(dialect)
+        let spec = crate::spec::ToolSpec::new("t", "Test.", schema);
+        for dialect in crate::dialect::Dialect::ALL {
+            for strict in [crate::dialect::Strict::Always, crate::dialect::Strict::Never] {
+                crate::dialect::DefinitionOptions::new(dialect)
                     .strict(strict)
                     .render(&spec);
             }

@@ -3,11 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Hints about one [`Content`](crate::Content) part, as MCP defines them (2025-11-25
+/// Hints about one [`Content`](crate::output::Content) part, as MCP defines them (2025-11-25
 /// `Annotations`). They travel with the part end to end: through the registry, over
 /// MCP (served and mounted) and into every dialect's rendering.
 ///
-/// What a provider rendering ([`Dialect::tool_result`](crate::Dialect::tool_result))
+/// What a provider rendering ([`Dialect::tool_result`](crate::dialect::Dialect::tool_result))
 /// does with them: a part whose audience excludes the assistant is meant for the user,
 /// so the model gets a one-line note in its place instead of the part; `priority` and
 /// `last_modified` are not shown to the model (parts keep the tool's order: leaving out
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// carries all three, and its client decides.
 ///
 /// ```
-/// use agent_tools_core::{Audience, Content, ContentAnnotations};
+/// use agent_tools_core::{output::{Audience, Content, ContentAnnotations}};
 ///
 /// let chart = Content::text("(a chart for the user)")
 ///     .with_annotations(ContentAnnotations::new().audience([Audience::User]).priority(0.9));

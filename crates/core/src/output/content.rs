@@ -204,7 +204,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::Audience;
+    use crate::output::Audience;
 
     fn annotations() -> ContentAnnotations {
         ContentAnnotations::new()

@@ -56,7 +56,7 @@ impl IntoToolOutput for Image {
 /// Audio a tool returns (a recording, synthesized speech); becomes [`Content::Audio`].
 ///
 /// ```
-/// use agent_tools_core::{Audio, Content, IntoToolOutput};
+/// use agent_tools_core::{output::{Audio, Content, IntoToolOutput}};
 ///
 /// let output = Audio::wav(b"RIFF".to_vec()).into_tool_output();
 /// assert!(matches!(&output.content[0], Content::Audio { mime_type, data, .. }

@@ -105,7 +105,7 @@ pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Serialize;
-/// use agent_tools_core::{IntoToolOutput, Json};
+/// use agent_tools_core::{output::{IntoToolOutput, Json}};
 ///
 /// #[derive(Serialize, JsonSchema)]
 /// struct Weather { celsius: f64 }

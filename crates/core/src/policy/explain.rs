@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{Decision, Reason};
-use crate::ArgumentKind;
+use crate::spec::ArgumentKind;
 
 /// What a policy does with one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -14,12 +14,12 @@ use std::fmt;
 /// whole text must match. Also for other lists of tool names (`agent-tools-mcp`'s OAuth scopes).
 ///
 /// ```
-/// use agent_tools_core::Glob;
+/// use agent_tools_core::policy::Glob;
 ///
 /// let glob = Glob::new("github_*")?;
 /// assert!(glob.matches("github_create_issue"));
 /// assert!(!glob.matches("gitlab_create_issue"));
-/// # Ok::<(), agent_tools_core::GlobError>(())
+/// # Ok::<(), agent_tools_core::policy::GlobError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Glob {

@@ -11,14 +11,14 @@
 //! 3. an `allow` rule — it runs;
 //! 4. the mode: `default` asks before destructive and open-world tools and runs the rest,
 //!    `accept_edits` also runs the tools that only edit files in the workspace
-//!    ([`ToolMeta::edits_files`](crate::ToolMeta::edits_files)), `read_only` runs
+//!    ([`ToolMeta::edits_files`](crate::spec::ToolMeta::edits_files)), `read_only` runs
 //!    read-only tools and refuses the rest, `bypass` runs everything.
 //!
 //! A tool's hints are read as MCP defines their defaults: a tool not marked read-only is
 //! taken as destructive and open-world unless it says otherwise, so an unannotated tool
 //! asks under `default`; a read-only tool asks only if it is marked open-world. A refused call is an error result that names the rule (or mode)
 //! and tells the model not to retry it; its audit outcome is
-//! [`Outcome::Denied`](crate::Outcome::Denied).
+//! [`Outcome::Denied`](crate::audit::Outcome::Denied).
 //!
 //! What a rule sees depends on the argument's [`ArgumentKind`], which the tool declares:
 //! the simple commands of a shell script as a shell parses it (`shell.rs`), the path a
@@ -53,8 +53,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ArgumentKind, ToolSpec};
+use crate::spec::{ArgumentKind, ToolSpec};
 pub use explain::{Explanation, SeenArgument, Verdict};
+pub use glob::{Glob, GlobError};
 use rule::Rule;
 use seen::Seen;
 pub use variables::is_dangerous_variable;
@@ -68,11 +69,11 @@ pub enum PolicyMode {
     ///
     /// A tool that declares none of `read_only`, `destructive` and `open_world` counts
     /// as destructive and open-world (MCP's defaults), so it asks too — and with no one
-    /// to ask (no [`Approver`](crate::Approver), no client that answers questions) it is
+    /// to ask (no [`Approver`](crate::approval::Approver), no client that answers questions) it is
     /// refused, with a message that says so. To let such a tool run, do one of:
     ///
     /// ```
-    /// # use agent_tools_core::{Policy, PolicyMode};
+    /// # use agent_tools_core::{policy::{Policy, PolicyMode}};
     /// // 1. say what it does: `#[tool(read_only)]`, or
     /// //    `#[tool(destructive = false, open_world = false)]` for a tool that changes
     /// //    only what it owns;
@@ -80,12 +81,12 @@ pub enum PolicyMode {
     /// let policy = Policy::builder().allow("my_tool").build()?;
     /// // 3. or pick a mode that runs it (deny and ask rules still apply):
     /// let policy = Policy::builder().mode(PolicyMode::Bypass).deny("exec(command: rm *)").build()?;
-    /// # Ok::<(), agent_tools_core::PolicyError>(())
+    /// # Ok::<(), agent_tools_core::policy::PolicyError>(())
     /// ```
     #[default]
     Default,
     /// As `Default`, but tools that only edit files in the workspace
-    /// ([`ToolMeta::edits_files`](crate::ToolMeta::edits_files): the built-in `write_file`
+    /// ([`ToolMeta::edits_files`](crate::spec::ToolMeta::edits_files): the built-in `write_file`
     /// and `edit_file`) run without asking too.
     AcceptEdits,
     /// Only read-only tools run; everything else is refused.
@@ -138,7 +139,7 @@ impl RuleList {
 /// The rules and the mode; cheap to clone. Built with [`Policy::builder`].
 ///
 /// ```
-/// use agent_tools_core::{Policy, PolicyMode};
+/// use agent_tools_core::{policy::{Policy, PolicyMode}};
 ///
 /// let policy = Policy::builder()
 ///     .mode(PolicyMode::Default)
@@ -147,7 +148,7 @@ impl RuleList {
 ///     .allow("write_file(path: src/**)")
 ///     .build()?;
 /// assert_eq!(policy.mode(), PolicyMode::Default);
-/// # Ok::<(), agent_tools_core::PolicyError>(())
+/// # Ok::<(), agent_tools_core::policy::PolicyError>(())
 /// ```
 #[derive(Clone)]
 pub struct Policy {
@@ -343,7 +344,7 @@ impl Policy {
     /// [`rules_for`](Self::rules_for); with `every_kind`, also the arguments with a kind
     /// that no rule names, for an explanation to show.
     fn grouped_rules(&self, spec: &ToolSpec, every_kind: bool) -> ToolRules {
-        let name = &spec.name;
+        let name = &spec.meta.name;
         let mut rules = ToolRules {
             wide: Lists::default(),
             arguments: Vec::new(),
@@ -361,7 +362,7 @@ impl Policy {
                 rules.add(list, rule.clone());
             }
         }
-        for (argument, kind) in &spec.argument_kinds {
+        for (argument, kind) in &spec.meta.argument_kinds {
             let group = rules.group(argument);
             group.kind = Some(*kind);
         }
@@ -396,6 +397,7 @@ impl Policy {
         }
         // Variables that change what runs are refused whatever else allows the call.
         let allowed = if spec
+            .meta
             .argument_kinds
             .iter()
             .any(|(_, kind)| *kind == ArgumentKind::Environment)
@@ -521,7 +523,7 @@ impl Policy {
     ///
     /// ```
     /// use serde_json::json;
-    /// use agent_tools_core::{ArgumentKind, Policy, ToolMeta, Verdict};
+    /// use agent_tools_core::{tool::{ArgumentKind, ToolMeta}, policy::{Policy, Verdict}};
     ///
     /// let exec = ToolMeta::new("exec", "Run a command.")
     ///     .argument_kind("command", ArgumentKind::ShellCommand)
@@ -530,7 +532,7 @@ impl Policy {
     /// let explained = policy.explain(&exec, &json!({"command": "git status; rm -rf ~"}));
     /// assert_eq!(explained.verdict(), Verdict::Ask);
     /// assert!(explained.to_string().contains("command: rm -rf ~"));
-    /// # Ok::<(), agent_tools_core::PolicyError>(())
+    /// # Ok::<(), agent_tools_core::policy::PolicyError>(())
     /// ```
     pub fn explain(&self, spec: &ToolSpec, arguments: &Value) -> Explanation {
         let rules = self.grouped_rules(spec, true);
@@ -548,11 +550,11 @@ impl Policy {
                 declares_nothing: false,
             },
         });
-        Explanation::new(spec.name.clone(), decision, mode, seen_arguments)
+        Explanation::new(spec.meta.name.clone(), decision, mode, seen_arguments)
     }
 
     fn by_mode(&self, spec: &ToolSpec) -> Decision {
-        let hints = &spec.annotations;
+        let hints = &spec.meta.annotations;
         let read_only = hints.read_only == Some(true);
         // MCP's defaults: a tool that is not read-only is destructive and open-world
         // unless it says otherwise. A read-only tool asks only when it says it reaches an
@@ -572,7 +574,7 @@ impl Policy {
             PolicyMode::Bypass => Decision::Allow,
             PolicyMode::ReadOnly if read_only => Decision::Allow,
             PolicyMode::ReadOnly => Decision::Deny(reason),
-            PolicyMode::AcceptEdits if spec.edits_files => Decision::Allow,
+            PolicyMode::AcceptEdits if spec.meta.edits_files => Decision::Allow,
             PolicyMode::Default | PolicyMode::AcceptEdits if risky => Decision::Ask(reason),
             PolicyMode::Default | PolicyMode::AcceptEdits => Decision::Allow,
         }
@@ -581,7 +583,7 @@ impl Policy {
 
 /// Where a call's path arguments land, as its policy decision saw them: applied to the
 /// arguments the tool gets, so that the tool writes where the rules looked, and the tool
-/// told ([`ToolContext::paths_pinned`](crate::ToolContext::paths_pinned)) to follow no
+/// told ([`ToolContext::paths_pinned`](crate::context::ToolContext::paths_pinned)) to follow no
 /// link on the way, so that a link swapped in after the decision cannot redirect it.
 #[derive(Debug, Default)]
 pub(crate) struct PinnedPaths(Vec<Pin>);

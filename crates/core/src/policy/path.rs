@@ -1,5 +1,5 @@
 //! Paths as a workspace tool will resolve them, for rules over an argument of kind
-//! [`ArgumentKind::WorkspacePath`](crate::ArgumentKind::WorkspacePath).
+//! [`ArgumentKind::WorkspacePath`](crate::spec::ArgumentKind::WorkspacePath).
 //!
 //! With the policy's workspace set ([`PolicyBuilder::workspace`](super::PolicyBuilder::workspace)),
 //! a path is resolved the way the built-in file tools resolve it: relative to the

@@ -9,7 +9,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::ToolMeta;
+use crate::spec::ToolMeta;
 
 /// The commands scripts are built from, as the shell will run them.
 const COMMANDS: &[&str] = &[
@@ -122,7 +122,7 @@ fn allow_verdicts_and_deny_rules_hold_for_random_scripts() {
     let allowed_by_a_rule = |command: &str| {
         ALLOWED
             .iter()
-            .any(|glob| crate::Glob::new(glob).unwrap().matches(command))
+            .any(|glob| crate::policy::glob::Glob::new(glob).unwrap().matches(command))
     };
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut allowed, mut denied) = (0, 0);

@@ -17,7 +17,7 @@ use super::path::{Landing, resolve};
 use super::rule::Rule;
 use super::shell::Script;
 use super::value::ValueForms;
-use crate::ArgumentKind;
+use crate::spec::ArgumentKind;
 
 /// One argument's value, as rules see it.
 pub(crate) enum Seen<'a> {

@@ -1,11 +1,11 @@
 use serde_json::json;
 
 use super::*;
-use crate::ToolAnnotations;
+use crate::spec::ToolAnnotations;
 
 fn spec(name: &str, hints: ToolAnnotations) -> ToolSpec {
     let mut spec = ToolSpec::new(name, "A tool.", json!({"type": "object"}));
-    spec.annotations = hints;
+    spec.meta.annotations = hints;
     spec
 }
 
@@ -45,7 +45,7 @@ fn file_edit(name: &str) -> ToolSpec {
             ..ToolAnnotations::default()
         },
     );
-    spec.edits_files = true;
+    spec.meta.edits_files = true;
     spec
 }
 
@@ -88,7 +88,7 @@ fn each_mode_decides_what_no_rule_does() {
         ];
         for (tool, expected) in tools.iter().zip(expected) {
             let decision = decide(&policy, tool, json!({}));
-            assert_eq!(kind(&decision), expected, "{mode} {}", tool.name);
+            assert_eq!(kind(&decision), expected, "{mode} {}", tool.meta.name);
         }
     }
 }
@@ -177,11 +177,8 @@ fn tool_globs_and_argument_globs_pick_the_calls() {
         json!({"url": "https://docs.rs/serde?x=1&y=2"})
     ));
     // ...while an argument declared a URL is matched as the URL it parses to.
-    let web_fetch = unannotated("web_fetch");
-    let web_fetch = ToolSpec {
-        argument_kinds: vec![("url".to_owned(), ArgumentKind::Url)],
-        ..web_fetch
-    };
+    let mut web_fetch = unannotated("web_fetch");
+    web_fetch.meta.argument_kinds = vec![("url".to_owned(), ArgumentKind::Url)];
     let url_allowed = |url: &str| kind(&decide(&policy, &web_fetch, json!({ "url": url }))) == "allow";
     assert!(url_allowed("https://docs.rs/serde?x=1&y=2"));
     assert!(url_allowed("HTTPS://DOCS.RS/a/../serde"));
@@ -272,10 +269,8 @@ fn tool_verdicts_summarize_a_tool_for_listings() {
 
 #[test]
 fn a_tool_taking_variables_is_never_listed_as_allowed_outright() {
-    let exec = ToolSpec {
-        argument_kinds: vec![("env".to_owned(), ArgumentKind::Environment)],
-        ..unannotated("exec")
-    };
+    let mut exec = unannotated("exec");
+    exec.meta.argument_kinds = vec![("env".to_owned(), ArgumentKind::Environment)];
     let policy = Policy::builder().allow("exec").build().unwrap();
     assert_eq!(policy.verdict_for_tool(&exec), ToolVerdict::DependsOnArguments);
     assert_eq!(

@@ -1,5 +1,5 @@
 //! Environment variables that change which program runs or what it loads, set by a model
-//! (an argument of kind [`Environment`](crate::ArgumentKind::Environment)) or by a
+//! (an argument of kind [`Environment`](crate::spec::ArgumentKind::Environment)) or by a
 //! script (`LD_PRELOAD=… ls`): with them, a command an allow rule matched by its text
 //! would run something else, so a call setting one is refused unless an allow rule names
 //! the variable exactly, and a script setting one is not seen through by allow rules.

@@ -7,8 +7,15 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    Approver, Caller, DefinitionOptions, Extensions, Outcome, PendingCall, Principal, ProgressReporter,
-    ToolOutput, ToolVisibility, TraceContext,
+    approval::{Approver, PendingCall},
+    audit::Outcome,
+    caller::Caller,
+    context::{Extensions, ProgressReporter},
+    dialect::DefinitionOptions,
+    output::ToolOutput,
+    principal::Principal,
+    tool_search::ToolVisibility,
+    trace_context::TraceContext,
 };
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
@@ -143,7 +150,7 @@ impl ToolCall {
     }
 
     /// The format the caller reads tool definitions in, for tools that answer with some:
-    /// the registry's [`tool_search`](crate::TOOL_SEARCH) returns the definitions of the
+    /// the registry's [`tool_search`](crate::tool_search::TOOL_SEARCH) returns the definitions of the
     /// tools it found in this format (MCP's when unset), for the caller's next request.
     /// Kept with the call's [extensions](Self::with_extensions).
     pub fn with_definition_options(mut self, options: DefinitionOptions) -> Self {
@@ -156,7 +163,7 @@ impl ToolCall {
 
     /// Makes the call on behalf of a caller that may know of only the tools `visibility`
     /// sees: for this call, the others are as if they were not registered (not found by
-    /// [`tool_search`](crate::TOOL_SEARCH), not named in an unknown tool's error, not
+    /// [`tool_search`](crate::tool_search::TOOL_SEARCH), not named in an unknown tool's error, not
     /// run). See [`ToolVisibility`]. Kept with the call's
     /// [extensions](Self::with_extensions).
     pub fn with_visibility(mut self, visibility: ToolVisibility) -> Self {
@@ -174,7 +181,7 @@ impl ToolCall {
     }
 
     /// Who answers the tool's log messages, questions and sampling requests for this
-    /// call, instead of the registry's [`caller`](crate::ToolRegistryBuilder::caller).
+    /// call, instead of the registry's [`caller`](crate::registry::ToolRegistryBuilder::caller).
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.options.caller = Some(caller);
         self
@@ -188,15 +195,15 @@ impl ToolCall {
     }
 
     /// Continues the trace of whoever made the call: the call's span (with a
-    /// [tracer](crate::ToolRegistryBuilder::tracer)) starts under `context`, and without
+    /// [tracer](crate::registry::ToolRegistryBuilder::tracer)) starts under `context`, and without
     /// a tracer the tool's outgoing calls carry `context` on. See [`TraceContext`].
     pub fn with_trace_context(mut self, context: TraceContext) -> Self {
         self.options.trace_context = Some(Arc::new(context));
         self
     }
 
-    /// Who decides this call if the [policy](crate::Policy) asks about it, instead of the
-    /// registry's [`approver`](crate::ToolRegistryBuilder::approver).
+    /// Who decides this call if the [policy](crate::policy::Policy) asks about it, instead of the
+    /// registry's [`approver`](crate::registry::ToolRegistryBuilder::approver).
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
         self.options.approver = Some(approver);
         self
@@ -229,7 +236,7 @@ impl ToolResult {
     /// A result made outside a registry, e.g. to render with [`Dialect::tool_result`]
     /// in a test: outcome `Ok` or `Error` as the output says, no duration, no repairs.
     ///
-    /// [`Dialect::tool_result`]: crate::Dialect::tool_result
+    /// [`Dialect::tool_result`]: crate::dialect::Dialect::tool_result
     pub fn new(call_id: impl Into<String>, name: impl Into<String>, output: ToolOutput) -> Self {
         Self {
             call_id: call_id.into(),
@@ -248,7 +255,7 @@ impl ToolResult {
 
     /// The call waiting for a deferred approval (outcome [`Outcome::Pending`]), if this
     /// result is one: what to keep to decide it with
-    /// [`ToolRegistry::resume`](crate::ToolRegistry::resume).
+    /// [`ToolRegistry::resume`](crate::registry::ToolRegistry::resume).
     pub fn pending(&self) -> Option<&PendingCall> {
         self.pending.as_deref()
     }
@@ -263,12 +270,12 @@ impl ToolResult {
         self.output.text_content()
     }
 
-    /// The definitions of the tools a successful [`tool_search`](crate::TOOL_SEARCH)
+    /// The definitions of the tools a successful [`tool_search`](crate::tool_search::TOOL_SEARCH)
     /// call found, in the format the call asked for
     /// ([`ToolCall::with_definition_options`]), for an agent loop to add to its next
     /// request; empty for any other result.
     pub fn found_definitions(&self) -> &[Value] {
-        if self.name != crate::TOOL_SEARCH || self.is_error() {
+        if self.name != crate::tool_search::TOOL_SEARCH || self.is_error() {
             return &[];
         }
         self.output

@@ -15,9 +15,9 @@ use tokio::sync::watch;
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), agent_tools_core::RegistryError> {
+/// # async fn main() -> Result<(), agent_tools_core::error::RegistryError> {
 /// use serde_json::json;
-/// use agent_tools_core::{DynamicTool, ToolContext, ToolError, ToolRegistry};
+/// use agent_tools_core::{ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
 ///
 /// let registry = ToolRegistry::new();
 /// let mut changes = registry.changes();
@@ -29,8 +29,8 @@ use tokio::sync::watch;
 /// # }
 /// ```
 ///
-/// [`ToolRegistry::changes`]: crate::ToolRegistry::changes
-/// [`ToolRegistry::filter`]: crate::ToolRegistry::filter
+/// [`ToolRegistry::changes`]: crate::registry::ToolRegistry::changes
+/// [`ToolRegistry::filter`]: crate::registry::ToolRegistry::filter
 #[derive(Debug, Clone)]
 pub struct ToolChanges(watch::Receiver<u64>);
 

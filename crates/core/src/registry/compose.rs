@@ -10,7 +10,13 @@ use serde_json::Value;
 
 use super::{Entry, ToolRegistry, ToolTable};
 use crate::tool::BoxFuture;
-use crate::{RegistryError, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, validate_tool_name};
+use crate::{
+    context::ToolContext,
+    error::{RegistryError, ToolError},
+    output::ToolOutput,
+    spec::{ToolSpec, validate_tool_name},
+    tool::Tool,
+};
 
 impl ToolRegistry {
     /// A registry with the tools whose spec satisfies `predicate`, e.g. only read-only
@@ -86,7 +92,7 @@ fn prefixed(entry: &Entry, prefix: &str) -> Result<Entry, RegistryError> {
         return Err(RegistryError::InvalidName { name, source });
     }
     let mut spec = entry.tool.spec().clone();
-    spec.name = name;
+    spec.meta.name = name;
     let renamed = Arc::new(Renamed {
         inner: entry.tool.clone(),
         spec,

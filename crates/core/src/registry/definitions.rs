@@ -11,7 +11,11 @@ use serde_json::Value;
 
 use super::ToolRegistry;
 use crate::tool_search;
-use crate::{Definition, DefinitionOptions, Dialect, ToolSearchMode, ToolSpec, ToolVisibility};
+use crate::{
+    dialect::{Definition, DefinitionOptions, Dialect},
+    spec::ToolSpec,
+    tool_search::{ToolSearchMode, ToolVisibility},
+};
 
 /// The definitions rendered for one tool; few option sets are ever used, so a list.
 #[derive(Default)]
@@ -31,7 +35,7 @@ impl DefinitionCache {
 
 impl ToolRegistry {
     /// The tool definitions in a provider's request format, in registration order, with
-    /// [`Strict::Auto`](crate::Strict::Auto) and, when tools are deferred,
+    /// [`Strict::Auto`](crate::dialect::Strict::Auto) and, when tools are deferred,
     /// [`ToolSearchMode::Native`].
     pub fn definitions(&self, dialect: Dialect) -> Vec<Value> {
         self.definitions_with(DefinitionOptions::new(dialect))

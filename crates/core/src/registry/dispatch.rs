@@ -21,7 +21,14 @@ use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
 use crate::validation::InvalidArguments;
-use crate::{Extensions, Outcome, PendingCall, ToolContext, ToolErrorKind, ToolOutput, ToolVisibility};
+use crate::{
+    approval::PendingCall,
+    audit::Outcome,
+    context::{Extensions, ToolContext},
+    error::ToolErrorKind,
+    output::ToolOutput,
+    tool_search::ToolVisibility,
+};
 use serde_json::Value;
 
 /// At most this many names are listed after "unknown tool".

@@ -12,7 +12,11 @@ use super::recorder::AuditRecorder;
 use super::{Entry, ToolRegistry};
 use crate::approval::ask_by_form;
 use crate::policy::{Decision, ToolRules};
-use crate::{Approval, ApprovalRequest, Outcome, PendingCall, Policy, Reason};
+use crate::{
+    approval::{Approval, ApprovalRequest, PendingCall},
+    audit::Outcome,
+    policy::{Policy, Reason},
+};
 
 /// What came of asking for approval.
 enum Answer {

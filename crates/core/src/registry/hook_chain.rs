@@ -4,7 +4,12 @@ use serde_json::Value;
 
 use super::gate::Refusal;
 use super::{Entry, ToolRegistry};
-use crate::{BeforeCall, HookCall, Outcome, Principal, ToolOutput};
+use crate::{
+    audit::Outcome,
+    hooks::{BeforeCall, HookCall},
+    output::ToolOutput,
+    principal::Principal,
+};
 
 /// How the hooks before a call let it go on.
 pub(super) struct Passed {

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::CallCancellation;
 use crate::tool::BoxFuture;
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{context::ToolContext, error::ToolError, output::ToolOutput, tool::Tool};
 
 /// How an isolated run ended, short of success.
 #[derive(Debug)]

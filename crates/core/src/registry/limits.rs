@@ -2,7 +2,7 @@
 //! the number of calls a session may make. Per-tool concurrency is a semaphore on the
 //! tool's entry (see `isolation.rs`).
 //!
-//! [`ToolError::retry`]: crate::ToolError::retry
+//! [`ToolError::retry`]: crate::error::ToolError::retry
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

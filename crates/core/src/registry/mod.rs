@@ -36,8 +36,17 @@ use crate::policy::ToolRules;
 use crate::tool_search::{self, Deferral, TOOL_SEARCH};
 use crate::validation::{ArgValidator, InvalidArguments};
 use crate::{
-    Approver, AuditSink, CallTracer, Caller, Extensions, Hook, Policy, RegistryError, Tool, ToolSpec,
-    Toolset, validate_tool_name,
+    approval::Approver,
+    audit::AuditSink,
+    caller::Caller,
+    context::Extensions,
+    error::RegistryError,
+    hooks::Hook,
+    policy::Policy,
+    spec::{ToolSpec, validate_tool_name},
+    tool::Tool,
+    toolset::Toolset,
+    tracer::CallTracer,
 };
 use changes::ChangeSender;
 use definitions::DefinitionCache;
@@ -58,9 +67,9 @@ const DEFAULT_AUDIT_ARGUMENT_BYTES: usize = 4096;
 /// it sees a consistent snapshot while tools are registered or removed around it.
 ///
 /// ```
-/// # async fn example() -> Result<(), agent_tools_core::RegistryError> {
+/// # async fn example() -> Result<(), agent_tools_core::error::RegistryError> {
 /// use serde_json::{json, Value};
-/// use agent_tools_core::{DynamicTool, ToolCall, ToolContext, ToolError, ToolRegistry};
+/// use agent_tools_core::{ToolCall, ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
 ///
 /// let registry = ToolRegistry::new();
 /// registry.register(DynamicTool::new(
@@ -184,11 +193,11 @@ impl Entry {
     pub(crate) fn from_parts(tool: Arc<dyn Tool>, validator: Arc<ArgValidator>) -> Self {
         let spec = tool.spec();
         Self(Arc::new(EntryData {
-            name: spec.name.as_str().into(),
-            timeout: spec.timeout,
-            retries: spec.retries,
-            cancel_grace: spec.cancel_grace,
-            permits: spec.max_concurrency.map(|limit| {
+            name: spec.meta.name.as_str().into(),
+            timeout: spec.meta.timeout,
+            retries: spec.meta.retries,
+            cancel_grace: spec.meta.cancel_grace,
+            permits: spec.meta.max_concurrency.map(|limit| {
                 Arc::new(tokio::sync::Semaphore::new(
                     usize::try_from(limit).unwrap_or(usize::MAX),
                 ))
@@ -203,12 +212,12 @@ impl Entry {
 /// What registration checks about a spec: a valid name and a usable input schema, which
 /// it compiles. Also run by the test `#[tool]` generates for every tool.
 pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, RegistryError> {
-    validate_tool_name(&spec.name).map_err(|source| RegistryError::InvalidName {
-        name: spec.name.clone(),
+    validate_tool_name(&spec.meta.name).map_err(|source| RegistryError::InvalidName {
+        name: spec.meta.name.clone(),
         source,
     })?;
     ArgValidator::new(&spec.input_schema).map_err(|source| RegistryError::InvalidSchema {
-        tool: spec.name.clone(),
+        tool: spec.meta.name.clone(),
         source,
     })
 }
@@ -271,7 +280,7 @@ impl ToolTable {
 ///
 /// ```
 /// use std::time::Duration;
-/// use agent_tools_core::{MemoryAudit, ToolRegistry};
+/// use agent_tools_core::{ToolRegistry, audit::MemoryAudit};
 ///
 /// let audit = MemoryAudit::new();
 /// let registry = ToolRegistry::builder()
@@ -352,7 +361,7 @@ impl ToolRegistryBuilder {
     }
 
     /// Makes `value` available to every tool through
-    /// [`ToolContext::extension`](crate::ToolContext::extension).
+    /// [`ToolContext::extension`](crate::context::ToolContext::extension).
     pub fn extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
         self
@@ -373,8 +382,8 @@ impl ToolRegistryBuilder {
         self
     }
 
-    /// Answers tools' log messages, questions ([elicitation](crate::ToolContext::elicit))
-    /// and [sampling](crate::ToolContext::sample) requests for calls that come without a
+    /// Answers tools' log messages, questions ([elicitation](crate::context::ToolContext::elicit))
+    /// and [sampling](crate::context::ToolContext::sample) requests for calls that come without a
     /// caller of their own ([`ToolCall::with_caller`]; an MCP server gives each call its
     /// client). Without one, questions and sampling fail with a "not available" error.
     pub fn caller(mut self, caller: impl Caller) -> Self {
@@ -384,7 +393,7 @@ impl ToolRegistryBuilder {
 
     /// Decides every call by `policy` after its arguments are validated and before the
     /// tool runs: refused calls, and calls that need an approval no one can give, end
-    /// with an error result and the audit outcome [`Outcome::Denied`](crate::Outcome::Denied).
+    /// with an error result and the audit outcome [`Outcome::Denied`](crate::audit::Outcome::Denied).
     /// Without a policy every valid call runs.
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy = Some(policy);
@@ -407,7 +416,7 @@ impl ToolRegistryBuilder {
         self
     }
 
-    /// Gives the model `retries` [retry](crate::ToolError::retry) answers in a row per
+    /// Gives the model `retries` [retry](crate::error::ToolError::retry) answers in a row per
     /// tool and session; the next one ends with a final error saying the budget is spent.
     /// A tool's own budget (`#[tool(retries = N)]`) wins. Default: unlimited.
     pub fn retries(mut self, retries: u32) -> Self {
@@ -431,10 +440,10 @@ impl ToolRegistryBuilder {
 
     /// Defers every tool except those named in `core`, now and registered later
     /// (mounted ones included): the model is shown the core tools and a tool search, and
-    /// loads the rest on demand. See [`ToolSearchMode`](crate::ToolSearchMode).
+    /// loads the rest on demand. See [`ToolSearchMode`](crate::tool_search::ToolSearchMode).
     ///
     /// ```
-    /// use agent_tools_core::{Dialect, DefinitionOptions, DynamicTool, ToolOutput, ToolRegistry, ToolSearchMode};
+    /// use agent_tools_core::{Dialect, ToolOutput, ToolRegistry, dialect::DefinitionOptions, tool::DynamicTool, search::ToolSearchMode};
     ///
     /// let registry = ToolRegistry::builder().defer_all_except(["read"]).build();
     /// for name in ["read", "send_email", "create_invoice"] {
@@ -655,7 +664,7 @@ impl ToolRegistry {
     }
 
     /// Whether the tool named `name` is deferred: marked so
-    /// ([`ToolMeta::defer`](crate::ToolMeta::defer)), or left out of the core set of
+    /// ([`ToolMeta::defer`](crate::spec::ToolMeta::defer)), or left out of the core set of
     /// [`defer_all_except`](ToolRegistryBuilder::defer_all_except).
     pub fn is_deferred(&self, name: &str) -> bool {
         let table = self.table();

@@ -9,7 +9,7 @@
 //! model learns that something was left out and how much.
 
 use crate::output::json_len;
-use crate::{Content, ToolOutput};
+use crate::output::{Content, ToolOutput};
 
 /// Cuts `output` down to about `max_bytes` (as [`ToolOutput::byte_len`] counts: text,
 /// base64 data, structured JSON), leaving it untouched when it fits. Also returns the
@@ -87,7 +87,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{Audience, ContentAnnotations};
+    use crate::output::{Audience, ContentAnnotations};
 
     #[test]
     fn outputs_that_fit_are_untouched() {

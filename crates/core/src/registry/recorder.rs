@@ -8,7 +8,13 @@ use serde_json::Value;
 
 use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
-use crate::{AuditEvent, BoxFuture, CallSpan, Outcome, Principal, SpanStart, TraceContext};
+use crate::{
+    audit::{AuditEvent, Outcome},
+    principal::Principal,
+    tool::BoxFuture,
+    trace_context::TraceContext,
+    tracer::{CallSpan, SpanStart},
+};
 
 /// The audit record (and span) of one call in progress; does nothing when there are no
 /// sinks and no tracer.
@@ -35,7 +41,7 @@ struct Pending<'a> {
 }
 
 /// What the audit sinks that store in the background still have to store: the registry
-/// waits for it before it returns a result (see [`AuditSink::stored`](crate::AuditSink::stored)).
+/// waits for it before it returns a result (see [`AuditSink::stored`](crate::audit::AuditSink::stored)).
 pub(crate) struct Storing(Vec<BoxFuture<'static, ()>>);
 
 impl Storing {

@@ -19,7 +19,11 @@ use super::hook_chain::Ended;
 use super::recorder::AuditRecorder;
 use super::{ToolRegistry, ToolResult};
 use crate::policy::Decision;
-use crate::{Approval, Outcome, PendingCall, Policy, ResumeError};
+use crate::{
+    approval::{Approval, PendingCall, ResumeError},
+    audit::Outcome,
+    policy::Policy,
+};
 
 impl ToolRegistry {
     /// Decides the pending call `id` ([`ToolResult::pending`]) and, unless `decision`
@@ -29,8 +33,8 @@ impl ToolRegistry {
     ///
     /// ```
     /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
-    /// use agent_tools_core::{Approval, ApproveLater, Outcome, Policy, ToolCall, ToolRegistry};
-    /// # use agent_tools_core::{DynamicTool, ToolContext, ToolError};
+    /// use agent_tools_core::{ToolCall, ToolRegistry, approval::{Approval, ApproveLater}, audit::Outcome, policy::Policy};
+    /// # use agent_tools_core::{ToolContext, ToolError, tool::DynamicTool};
     ///
     /// let policy = Policy::builder().ask("deploy").build()?;
     /// let registry = ToolRegistry::builder().policy(policy).approver(ApproveLater).build();
@@ -41,7 +45,7 @@ impl ToolRegistry {
     /// let stored = serde_json::to_string(waiting.pending().unwrap())?; // kept by the app
     ///
     /// // Later — perhaps in another process, with a registry built the same way:
-    /// let pending: agent_tools_core::PendingCall = serde_json::from_str(&stored)?;
+    /// let pending: agent_tools_core::approval::PendingCall = serde_json::from_str(&stored)?;
     /// let id = pending.id.clone();
     /// registry.restore(pending); // not needed in the process that deferred it
     /// let result = registry.resume(&id, Approval::AllowOnce).await?;

@@ -9,9 +9,15 @@ use tokio::sync::{Barrier, Notify};
 
 use super::*;
 use crate::{
-    CancellationToken, DynamicTool, MemoryAudit, Outcome, SchemaError, ToolContext, ToolError, ToolMeta,
-    ToolNameError, ToolOutput, ToolSpec, TypedTool,
+    audit::{MemoryAudit, Outcome},
+    context::ToolContext,
+    dynamic::DynamicTool,
+    error::{SchemaError, ToolError},
+    output::ToolOutput,
+    spec::{ToolMeta, ToolNameError, ToolSpec},
+    typed::TypedTool,
 };
+use tokio_util::sync::CancellationToken;
 
 /// Arguments of `add`.
 #[derive(Deserialize, JsonSchema)]
@@ -355,7 +361,7 @@ impl Tool for PanicsEagerly {
         &self,
         _arguments: Value,
         _ctx: ToolContext,
-    ) -> crate::BoxFuture<'_, Result<ToolOutput, ToolError>> {
+    ) -> crate::tool::BoxFuture<'_, Result<ToolOutput, ToolError>> {
         panic!("eager panic")
     }
 }
@@ -393,7 +399,7 @@ async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
     );
     // The cause is the source, and the message, which says it already, says it once.
     assert!(std::error::Error::source(&error).is_some());
-    assert_eq!(crate::error_chain(&error), error.to_string());
+    assert_eq!(crate::error::error_chain(&error), error.to_string());
     let bad_schema = DynamicTool::new("s", "x", json!({"type": "array"}), |_a, _c| async {
         Ok::<_, ToolError>(())
     });
@@ -407,7 +413,7 @@ async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
         "tool `s` has an unusable input schema: the root must have `\"type\": \"object\"` \
          (tool arguments are named fields), got `\"type\": \"array\"`; wrap the value in a struct"
     );
-    assert_eq!(crate::error_chain(&error), error.to_string());
+    assert_eq!(crate::error::error_chain(&error), error.to_string());
     assert_eq!(registry.names(), vec!["add"]);
 }
 
@@ -534,7 +540,7 @@ async fn composition_filter_subset_merge_prefix() {
     let registry = registry_with_add();
     registry.register(panicking("boom")).unwrap();
 
-    let read_only = registry.filter(|spec| spec.annotations.read_only == Some(true));
+    let read_only = registry.filter(|spec| spec.meta.annotations.read_only == Some(true));
     assert_eq!(read_only.names(), vec!["add"]);
 
     let subset = registry.subset(&["boom"]).unwrap();
@@ -552,7 +558,7 @@ async fn composition_filter_subset_merge_prefix() {
     assert_eq!(prefixed.names(), vec!["math_add", "math_boom"]);
     let result = call(&prefixed, "math_add", r#"{"a": 2, "b": 2}"#).await;
     assert_eq!(result.text(), "4");
-    assert_eq!(prefixed.get("math_add").unwrap().spec().name, "math_add");
+    assert_eq!(prefixed.get("math_add").unwrap().spec().meta.name, "math_add");
     assert!(registry.with_prefix("bad prefix ").is_err());
 
     let combined = ToolRegistry::new();
@@ -567,7 +573,7 @@ async fn composition_filter_subset_merge_prefix() {
 async fn definitions_are_in_registration_order() {
     let registry = registry_with_add();
     registry.register(panicking("boom")).unwrap();
-    let definitions = registry.definitions(crate::Dialect::OpenAiChat);
+    let definitions = registry.definitions(crate::dialect::Dialect::OpenAiChat);
     assert_eq!(definitions.len(), 2);
     assert_eq!(definitions[0]["function"]["name"], "add");
     assert_eq!(
@@ -603,7 +609,7 @@ async fn context_carries_session_extensions_and_deadline() {
         seen,
         json!({"session": "chat-1", "call": "call_9", "greeting": "hello", "number": null, "has_deadline": true})
     );
-    let mut call_extensions = crate::Extensions::new();
+    let mut call_extensions = crate::context::Extensions::new();
     call_extensions.insert(7_u32);
     let result = registry
         .call(
@@ -635,7 +641,8 @@ async fn progress_reports_reach_the_caller() {
         .unwrap();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = seen.clone();
-    let reporter = crate::ProgressReporter::new(move |progress| sink.lock().unwrap().push(progress.progress));
+    let reporter =
+        crate::context::ProgressReporter::new(move |progress| sink.lock().unwrap().push(progress.progress));
     let result = registry
         .call(ToolCall::new("c", "steps", "{}").with_progress(reporter))
         .await;
@@ -699,7 +706,7 @@ async fn unparseable_arguments_are_audited_as_text() {
 /// them in the output's size, and an error's text is its text parts.
 #[tokio::test]
 async fn every_kind_of_part_passes_through_and_is_measured() {
-    use crate::{Audience, Audio, Content, ContentAnnotations};
+    use crate::output::{Audience, Audio, Content, ContentAnnotations};
 
     fn rich(is_error: bool) -> ToolOutput {
         let for_user = ContentAnnotations::new().audience([Audience::User]).priority(1.0);
@@ -859,19 +866,25 @@ async fn results_are_cut_at_the_output_limit() {
 
 /// Records the principal each hook call and approval request carried.
 #[derive(Default)]
-struct SeesWho(std::sync::Mutex<Vec<Option<crate::Principal>>>);
+struct SeesWho(std::sync::Mutex<Vec<Option<crate::principal::Principal>>>);
 
-impl crate::Hook for Arc<SeesWho> {
-    fn before_call<'a>(&'a self, call: &'a crate::HookCall<'a>) -> crate::BoxFuture<'a, crate::BeforeCall> {
+impl crate::hooks::Hook for Arc<SeesWho> {
+    fn before_call<'a>(
+        &'a self,
+        call: &'a crate::hooks::HookCall<'a>,
+    ) -> crate::tool::BoxFuture<'a, crate::hooks::BeforeCall> {
         self.0.lock().unwrap().push(call.principal.cloned());
-        Box::pin(async { crate::BeforeCall::Continue })
+        Box::pin(async { crate::hooks::BeforeCall::Continue })
     }
 }
 
-impl crate::Approver for Arc<SeesWho> {
-    fn approve<'a>(&'a self, request: &'a crate::ApprovalRequest) -> crate::BoxFuture<'a, crate::Approval> {
+impl crate::approval::Approver for Arc<SeesWho> {
+    fn approve<'a>(
+        &'a self,
+        request: &'a crate::approval::ApprovalRequest,
+    ) -> crate::tool::BoxFuture<'a, crate::approval::Approval> {
         self.0.lock().unwrap().push(request.principal.clone());
-        Box::pin(async { crate::Approval::Defer })
+        Box::pin(async { crate::approval::Approval::Defer })
     }
 }
 
@@ -884,7 +897,7 @@ async fn the_principal_reaches_the_tool_hooks_approver_audit_and_a_resumed_call(
         .hook(seen.clone())
         .approver(seen.clone())
         .policy(
-            crate::Policy::builder()
+            crate::policy::Policy::builder()
                 .ask("who_deploys")
                 .allow("whoami")
                 .build()
@@ -904,7 +917,7 @@ async fn the_principal_reaches_the_tool_hooks_approver_audit_and_a_resumed_call(
     };
     registry.register(who("whoami")).unwrap();
     registry.register(who("who_deploys")).unwrap();
-    let ada = crate::Principal::new("ada")
+    let ada = crate::principal::Principal::new("ada")
         .with_client_id("desktop")
         .with_scopes(["mcp:write"]);
 
@@ -921,14 +934,14 @@ async fn the_principal_reaches_the_tool_hooks_approver_audit_and_a_resumed_call(
         .call(ToolCall::new("c3", "who_deploys", "{}").with_principal(ada.clone()))
         .await;
     let stored = serde_json::to_string(waiting.pending().unwrap()).unwrap();
-    let pending: crate::PendingCall = serde_json::from_str(&stored).unwrap();
+    let pending: crate::approval::PendingCall = serde_json::from_str(&stored).unwrap();
     assert_eq!(
         pending.principal.as_ref(),
         Some(&ada),
         "kept for the resumed call"
     );
     let resumed = registry
-        .resume(&pending.id, crate::Approval::AllowOnce)
+        .resume(&pending.id, crate::approval::Approval::AllowOnce)
         .await
         .unwrap();
     assert_eq!(resumed.text(), "ada", "made for the same user");

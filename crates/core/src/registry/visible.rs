@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use super::call::CallOptions;
 use super::{Entry, ToolRegistry, ToolTable};
-use crate::ToolVisibility;
 use crate::policy::ToolRules;
+use crate::tool_search::ToolVisibility;
 
 impl ToolTable {
     /// Which entries `visibility` sees, parallel to `entries`.
@@ -49,7 +49,7 @@ impl ToolTable {
 
 impl ToolRegistry {
     /// The visibility a call was made with: its own extensions' first, then the
-    /// registry's, as the tool's [`extension`](crate::ToolContext::extension) finds it.
+    /// registry's, as the tool's [`extension`](crate::context::ToolContext::extension) finds it.
     pub(super) fn visibility_of<'a>(&'a self, options: &'a CallOptions) -> Option<&'a ToolVisibility> {
         options
             .extensions
@@ -96,8 +96,14 @@ mod tests {
     use serde_json::{Value, json};
 
     use crate::{
-        DefinitionOptions, Dialect, DynamicTool, Outcome, ToolCall, ToolContext, ToolError, ToolMeta,
-        ToolRegistry, ToolSpec, ToolVisibility,
+        audit::Outcome,
+        context::ToolContext,
+        dialect::{DefinitionOptions, Dialect},
+        dynamic::DynamicTool,
+        error::ToolError,
+        registry::{ToolCall, ToolRegistry},
+        spec::{ToolMeta, ToolSpec},
+        tool_search::ToolVisibility,
     };
 
     /// `read_notes` in the core set; `list_notes` and, unless left out, `delete_notes`
@@ -125,7 +131,7 @@ mod tests {
     }
 
     fn read_only() -> ToolVisibility {
-        ToolVisibility::new(|spec: &ToolSpec| spec.annotations.read_only == Some(true))
+        ToolVisibility::new(|spec: &ToolSpec| spec.meta.annotations.read_only == Some(true))
     }
 
     fn names(definitions: Vec<Value>) -> Vec<String> {
@@ -169,8 +175,9 @@ mod tests {
     #[tokio::test]
     async fn the_search_is_there_only_while_a_deferred_tool_is_seen() {
         let registry = notes(true);
-        let core_only =
-            ToolVisibility::new(|spec: &ToolSpec| spec.name != "list_notes" && spec.name != "delete_notes");
+        let core_only = ToolVisibility::new(|spec: &ToolSpec| {
+            spec.meta.name != "list_notes" && spec.meta.name != "delete_notes"
+        });
         let options = DefinitionOptions::new(Dialect::Mcp);
         assert_eq!(
             names(registry.definitions_for(options, &read_only())),

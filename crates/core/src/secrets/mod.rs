@@ -1,5 +1,5 @@
 //! The one rule for what is a secret, used wherever the project must keep one out of
-//! sight: the audit log ([`AuditSink`](crate::AuditSink)) and `exec`'s environment filter in
+//! sight: the audit log ([`AuditSink`](crate::audit::AuditSink)) and `exec`'s environment filter in
 //! `agent-tools-builtins`.
 //!
 //! Audit logs are kept longer and read by more people than the conversation they record,

@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// The kind of a tool argument, as the tool declares it
-/// ([`ToolMeta::argument_kind`](crate::ToolMeta::argument_kind), or
+/// ([`ToolMeta::argument_kind`](crate::spec::ToolMeta::argument_kind), or
 /// `#[tool(kinds(command = command, cwd = path))]`).
 ///
 /// A rule over an argument with a kind sees the parsed value: the simple commands of a

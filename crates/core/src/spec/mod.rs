@@ -4,7 +4,6 @@
 //! attributes and doc comment); [`ToolSpec`] adds the generated schemas and is what the
 //! registry, the provider dialects and MCP read.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -40,12 +39,12 @@ pub struct ToolAnnotations {
     pub open_world: Option<bool>,
 }
 
-/// What a [`TypedTool`](crate::TypedTool) declares about itself; the registry adds the
+/// What a [`TypedTool`](crate::typed::TypedTool) declares about itself; the registry adds the
 /// schemas to make a [`ToolSpec`].
 ///
 /// ```
 /// use std::time::Duration;
-/// use agent_tools_core::ToolMeta;
+/// use agent_tools_core::tool::ToolMeta;
 ///
 /// let meta = ToolMeta::new("read_file", "Read a UTF-8 text file.")
 ///     .title("Read file")
@@ -57,9 +56,9 @@ pub struct ToolAnnotations {
 #[non_exhaustive]
 pub struct ToolMeta {
     /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
-    pub name: Cow<'static, str>,
+    pub name: String,
     /// What the tool does, for the model.
-    pub description: Cow<'static, str>,
+    pub description: String,
     /// Behavior hints, including the title.
     pub annotations: ToolAnnotations,
     /// Ask providers to enforce the schema strictly (OpenAI/Anthropic `strict`).
@@ -68,7 +67,7 @@ pub struct ToolMeta {
     pub timeout: Option<Duration>,
     /// How long the tool may take, once its call is cancelled, to return what it has.
     pub cancel_grace: Option<Duration>,
-    /// How many [retry](crate::ToolError::retry) answers in a row the model gets in a
+    /// How many [retry](crate::error::ToolError::retry) answers in a row the model gets in a
     /// session before the tool refuses; overrides the registry's budget.
     pub retries: Option<u32>,
     /// At most this many calls of the tool run at once; the others wait.
@@ -79,12 +78,12 @@ pub struct ToolMeta {
     /// The tool's definition is loaded on demand (see [`defer`](Self::defer)).
     pub defer: bool,
     /// The kinds of its arguments (see [`argument_kind`](Self::argument_kind)).
-    pub argument_kinds: Vec<(Cow<'static, str>, ArgumentKind)>,
+    pub argument_kinds: Vec<(String, ArgumentKind)>,
 }
 
 impl ToolMeta {
     /// A tool with a name and description and no hints.
-    pub fn new(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             description: description.into(),
@@ -145,16 +144,16 @@ impl ToolMeta {
     /// Lets the tool finish for up to `grace` after its call is cancelled, so that it can
     /// stop its work and return what it has (e.g. a command's output so far) as a
     /// `cancelled` result. The tool must watch
-    /// [`ToolContext::cancellation`](crate::ToolContext::cancellation); without a grace the
+    /// [`ToolContext::cancellation`](crate::context::ToolContext::cancellation); without a grace the
     /// registry drops its future at once.
     pub fn cancel_grace(mut self, grace: Duration) -> Self {
         self.cancel_grace = Some(grace);
         self
     }
 
-    /// Gives the model `retries` [retry](crate::ToolError::retry) answers in a row per
+    /// Gives the model `retries` [retry](crate::error::ToolError::retry) answers in a row per
     /// session before the call is refused for good (overrides
-    /// [`ToolRegistryBuilder::retries`](crate::ToolRegistryBuilder::retries)).
+    /// [`ToolRegistryBuilder::retries`](crate::registry::ToolRegistryBuilder::retries)).
     pub fn retries(mut self, retries: u32) -> Self {
         self.retries = Some(retries);
         self
@@ -169,7 +168,7 @@ impl ToolMeta {
 
     /// States that the tool changes files inside the workspace and nothing else, as the
     /// built-in `write_file` and `edit_file` do: a
-    /// [`PolicyMode::AcceptEdits`](crate::PolicyMode::AcceptEdits) policy runs such tools
+    /// [`PolicyMode::AcceptEdits`](crate::policy::PolicyMode::AcceptEdits) policy runs such tools
     /// without asking. Not an MCP hint; it is not served or read from mounted servers.
     pub fn edits_files(mut self, yes: bool) -> Self {
         self.edits_files = yes;
@@ -179,7 +178,7 @@ impl ToolMeta {
     /// Loads the tool's definition on demand: the model first sees only a tool search
     /// (the provider's own, or the registry's `tool_search`) and finds the tool through
     /// it. For tools a model rarely needs, in large tool sets; see
-    /// [`ToolSearchMode`](crate::ToolSearchMode). The registry still runs calls to a
+    /// [`ToolSearchMode`](crate::tool_search::ToolSearchMode). The registry still runs calls to a
     /// deferred tool as to any other.
     pub fn defer(mut self, yes: bool) -> Self {
         self.defer = yes;
@@ -191,13 +190,13 @@ impl ToolMeta {
     /// the workspace resolves it) rather than on its text.
     ///
     /// ```
-    /// use agent_tools_core::{ArgumentKind, ToolMeta};
+    /// use agent_tools_core::{tool::{ArgumentKind, ToolMeta}};
     ///
     /// let meta = ToolMeta::new("run", "Run a shell command.")
     ///     .argument_kind("command", ArgumentKind::ShellCommand);
     /// assert_eq!(meta.argument_kinds[0].1, ArgumentKind::ShellCommand);
     /// ```
-    pub fn argument_kind(mut self, name: impl Into<Cow<'static, str>>, kind: ArgumentKind) -> Self {
+    pub fn argument_kind(mut self, name: impl Into<String>, kind: ArgumentKind) -> Self {
         let name = name.into();
         self.argument_kinds.retain(|(known, _)| *known != name);
         self.argument_kinds.push((name, kind));
@@ -207,79 +206,54 @@ impl ToolMeta {
     /// Adds the schemas, making the full spec.
     pub fn into_spec(self, input_schema: Value, output_schema: Option<Value>) -> ToolSpec {
         ToolSpec {
-            name: self.name.into_owned(),
-            description: self.description.into_owned(),
+            meta: self,
             input_schema,
             output_schema,
-            annotations: self.annotations,
-            strict: self.strict,
-            timeout: self.timeout,
-            cancel_grace: self.cancel_grace,
-            retries: self.retries,
-            max_concurrency: self.max_concurrency,
-            edits_files: self.edits_files,
-            defer: self.defer,
-            argument_kinds: self
-                .argument_kinds
-                .into_iter()
-                .map(|(name, kind)| (name.into_owned(), kind))
-                .collect(),
         }
     }
 }
 
-/// Everything the outside world knows about a tool.
+/// Everything the outside world knows about a tool: what it declares about itself
+/// ([`ToolMeta`]) and the schemas of its arguments and output.
 ///
 /// The input schema is the canonical JSON Schema (draft 2020-12) of the arguments; provider
 /// formats are derived from it.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ToolSpec {
-    /// The name the model calls the tool by.
-    pub name: String,
-    /// What the tool does, for the model.
-    pub description: String,
+    /// The name, description, hints and limits the tool declares.
+    pub meta: ToolMeta,
     /// JSON Schema of the arguments; the root is an object.
     pub input_schema: Value,
-    /// JSON Schema of the structured output, when the tool returns [`Json`](crate::Json).
+    /// JSON Schema of the structured output, when the tool returns [`Json`](crate::output::Json).
     pub output_schema: Option<Value>,
-    /// Behavior hints, including the title.
-    pub annotations: ToolAnnotations,
-    /// Ask providers to enforce the schema strictly.
-    pub strict: bool,
-    /// The tool's own timeout, overriding the registry default.
-    pub timeout: Option<Duration>,
-    /// How long the tool may take, once its call is cancelled, to return what it has
-    /// ([`ToolMeta::cancel_grace`]).
-    pub cancel_grace: Option<Duration>,
-    /// The tool's retry budget ([`ToolMeta::retries`]).
-    pub retries: Option<u32>,
-    /// How many of its calls may run at once ([`ToolMeta::max_concurrency`]).
-    pub max_concurrency: Option<u32>,
-    /// The tool changes files in the workspace and nothing else
-    /// ([`ToolMeta::edits_files`]).
-    pub edits_files: bool,
-    /// The tool's definition is loaded on demand ([`ToolMeta::defer`]).
-    pub defer: bool,
-    /// The kinds of its arguments ([`ToolMeta::argument_kind`]); empty for a mounted tool.
-    pub argument_kinds: Vec<(String, ArgumentKind)>,
 }
 
 impl ToolSpec {
     /// A spec with a name, description and input schema, and no hints.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
-        let name: String = name.into();
-        ToolMeta::new(name, description.into()).into_spec(input_schema, None)
+        ToolMeta::new(name, description).into_spec(input_schema, None)
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        &self.meta.name
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> &str {
+        &self.meta.description
     }
 
     /// The human-readable title, if any.
     pub fn title(&self) -> Option<&str> {
-        self.annotations.title.as_deref()
+        self.meta.annotations.title.as_deref()
     }
 
     /// The kind of the top-level argument `name`, if the tool declares one.
     pub fn argument_kind(&self, name: &str) -> Option<ArgumentKind> {
-        self.argument_kinds
+        self.meta
+            .argument_kinds
             .iter()
             .find(|(known, _)| known == name)
             .map(|(_, kind)| *kind)
@@ -287,7 +261,7 @@ impl ToolSpec {
 
     /// The first sentence of the description, for one-line listings.
     pub fn summary(&self) -> &str {
-        first_sentence(&self.description)
+        first_sentence(&self.meta.description)
     }
 }
 

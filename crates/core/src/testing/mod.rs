@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use agent_tools_core::testing::check_spec;
-//! use agent_tools_core::ToolSpec;
+//! use agent_tools_core::tool::ToolSpec;
 //!
 //! let spec = ToolSpec::new("env", "Set environment variables.", serde_json::json!({
 //!     "type": "object",
@@ -30,7 +30,12 @@ use std::fmt;
 
 pub use rules::{provider_rule_violations, tool_list_violations};
 
-use crate::{DefinitionOptions, Dialect, Strict, ToolRegistry, ToolSpec, TypedTool};
+use crate::{
+    dialect::{DefinitionOptions, Dialect, Strict},
+    registry::ToolRegistry,
+    spec::ToolSpec,
+    typed::TypedTool,
+};
 
 /// One thing wrong with a tool's definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,7 +117,7 @@ fn problems(spec: &ToolSpec) -> Vec<Problem> {
     let mut found = Vec::new();
     let mut add = |dialect: Option<Dialect>, message: String| {
         let problem = Problem {
-            tool: spec.name.clone(),
+            tool: spec.meta.name.clone(),
             dialect,
             message,
         };
@@ -130,7 +135,7 @@ fn problems(spec: &ToolSpec) -> Vec<Problem> {
         for issue in &definition.problems {
             add(dialect, issue.to_string());
         }
-        if spec.strict && options.strict == Strict::Always && !definition.strict {
+        if spec.meta.strict && options.strict == Strict::Always && !definition.strict {
             for issue in &definition.fallbacks {
                 add(dialect, format!("the tool is marked strict, but {issue}"));
             }
@@ -165,7 +170,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::ToolMeta;
+    use crate::spec::ToolMeta;
 
     fn spec(strict: bool, schema: serde_json::Value) -> ToolSpec {
         ToolMeta::new("t", "Test.").strict(strict).into_spec(schema, None)

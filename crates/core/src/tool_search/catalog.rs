@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::ToolVisibility;
 use super::index::SearchIndex;
-use crate::{Tool, ToolSpec};
+use crate::{spec::ToolSpec, tool::Tool};
 
 /// How many indexes of parts of the catalog are kept.
 const MAX_VIEWS: usize = 16;
@@ -127,7 +127,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{DynamicTool, ToolContext, ToolError};
+    use crate::{context::ToolContext, dynamic::DynamicTool, error::ToolError};
 
     fn tool(name: &str, description: &str) -> Arc<dyn Tool> {
         Arc::new(DynamicTool::new(
@@ -139,12 +139,12 @@ mod tests {
     }
 
     fn names(found: &[Arc<dyn Tool>]) -> Vec<String> {
-        found.iter().map(|tool| tool.spec().name.clone()).collect()
+        found.iter().map(|tool| tool.spec().meta.name.clone()).collect()
     }
 
     /// Hides the tools whose names start with `secret_`.
     fn no_secrets() -> ToolVisibility {
-        ToolVisibility::new(|spec: &ToolSpec| !spec.name.starts_with("secret_"))
+        ToolVisibility::new(|spec: &ToolSpec| !spec.meta.name.starts_with("secret_"))
     }
 
     #[tokio::test]
@@ -178,7 +178,7 @@ mod tests {
         let catalog = Arc::new(Catalog::new(many));
         for hidden in 0..MAX_VIEWS + 2 {
             let name = format!("tool_{hidden}");
-            let visibility = ToolVisibility::new(move |spec: &ToolSpec| spec.name != name);
+            let visibility = ToolVisibility::new(move |spec: &ToolSpec| spec.meta.name != name);
             let found = catalog.search(Some(&visibility), "tool", 50).await;
             assert_eq!(found.len(), MAX_VIEWS + 1);
         }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// A registry's deferral setting, fixed when it is built.
 #[derive(Debug, Clone, Default)]
@@ -25,10 +25,10 @@ impl Deferral {
         if super::is_registry_search(spec) {
             return false;
         }
-        spec.defer
+        spec.meta.defer
             || self
                 .all_except
                 .as_ref()
-                .is_some_and(|core| !core.contains(&spec.name))
+                .is_some_and(|core| !core.contains(&spec.meta.name))
     }
 }

@@ -11,7 +11,7 @@ use bm25::{Embedder, EmbedderBuilder, Scorer};
 use serde_json::Value;
 
 use super::tokens::{CutWords, cut};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// How many times a tool's name counts in its document.
 const NAME_WEIGHT: usize = 3;
@@ -40,7 +40,7 @@ impl SearchIndex {
         Self {
             embedder,
             scorer,
-            names: specs.iter().map(|spec| spec.name.to_lowercase()).collect(),
+            names: specs.iter().map(|spec| spec.meta.name.to_lowercase()).collect(),
         }
     }
 
@@ -89,14 +89,14 @@ impl SearchIndex {
 fn document(spec: &ToolSpec) -> String {
     let mut text = String::new();
     for _ in 0..NAME_WEIGHT {
-        text.push_str(&spec.name);
+        text.push_str(&spec.meta.name);
         text.push(' ');
     }
     if let Some(title) = spec.title() {
         text.push_str(title);
         text.push(' ');
     }
-    text.push_str(&spec.description);
+    text.push_str(&spec.meta.description);
     argument_text(&spec.input_schema, 0, &mut text);
     text
 }
@@ -151,7 +151,7 @@ mod tests {
         SearchIndex::new(&refs)
             .search(query, limit)
             .into_iter()
-            .map(|position| specs[position].name.as_str())
+            .map(|position| specs[position].meta.name.as_str())
             .collect()
     }
 

@@ -2,8 +2,8 @@
 //!
 //! Sending every definition on every turn costs tokens and makes a model choose worse
 //! once there are hundreds of tools (a gateway mounting a few MCP servers gets there
-//! quickly). A tool marked [deferred](crate::ToolMeta::defer) — by `#[tool(defer)]`, by
-//! [`ToolRegistryBuilder::defer_all_except`](crate::ToolRegistryBuilder::defer_all_except),
+//! quickly). A tool marked [deferred](crate::spec::ToolMeta::defer) — by `#[tool(defer)]`, by
+//! [`ToolRegistryBuilder::defer_all_except`](crate::registry::ToolRegistryBuilder::defer_all_except),
 //! or per mount — is not shown in full; the model finds it through a search first.
 //!
 //! How definitions carry the deferred tools depends on the provider: see
@@ -14,7 +14,7 @@
 //! line per matching tool, and the definitions in its structured output are loaded for
 //! the next turn by the agent loop. Calls to deferred tools run like any other, loaded
 //! or not: deferral changes what a model is shown, never what the registry lets run
-//! (that is the [policy](crate::Policy)'s job).
+//! (that is the [policy](crate::policy::Policy)'s job).
 //!
 //! A server answering several callers that may each know of different tools sets a
 //! [`ToolVisibility`] on each call: the search, and every other path of the registry
@@ -34,10 +34,10 @@ pub use tool::TOOL_SEARCH;
 pub(crate) use tool::{is_registry_search, search_entry};
 pub use visibility::ToolVisibility;
 
-use crate::Dialect;
+use crate::dialect::Dialect;
 
-/// How [`ToolRegistry::definitions_with`](crate::ToolRegistry::definitions_with) offers
-/// [deferred](crate::ToolMeta::defer) tools.
+/// How [`ToolRegistry::definitions_with`](crate::registry::ToolRegistry::definitions_with) offers
+/// [deferred](crate::spec::ToolMeta::defer) tools.
 ///
 /// Per provider:
 ///

@@ -8,7 +8,7 @@
 //! `OpenAiCompatibleRunner` in `agent-tools-builtins` does. A call made with a
 //! [`ToolVisibility`] searches only the tools it sees (see [`catalog`](super::catalog)).
 //!
-//! [`ToolCall::with_definition_options`]: crate::ToolCall::with_definition_options
+//! [`ToolCall::with_definition_options`]: crate::registry::ToolCall::with_definition_options
 
 use std::sync::{Arc, LazyLock};
 
@@ -19,10 +19,17 @@ use super::catalog::Catalog;
 use crate::registry::Entry;
 use crate::tool::BoxFuture;
 use crate::validation::ArgValidator;
-use crate::{DefinitionOptions, Dialect, Tool, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec};
+use crate::{
+    context::ToolContext,
+    dialect::{DefinitionOptions, Dialect},
+    error::ToolError,
+    output::ToolOutput,
+    spec::{ToolMeta, ToolSpec},
+    tool::Tool,
+};
 
 /// The name of the search tool a registry serves while some of its tools are
-/// [deferred](crate::ToolMeta::defer) (unless the application registered a tool of that
+/// [deferred](crate::spec::ToolMeta::defer) (unless the application registered a tool of that
 /// name).
 ///
 /// It takes `{query, limit?}` (a query of at most 500 characters; 5 tools by default, at
@@ -32,9 +39,9 @@ use crate::{DefinitionOptions, Dialect, Tool, ToolContext, ToolError, ToolMeta, 
 /// it. The model reads one line per tool, best first, each starting with the tool's name
 /// and followed by its first sentence and arguments; the structured output
 /// `{"tools": [...]}` holds their definitions in the caller's format
-/// ([`ToolCall::with_definition_options`](crate::ToolCall::with_definition_options)),
-/// which [`ToolResult::found_definitions`](crate::ToolResult::found_definitions) returns.
-/// A call made [with a visibility](crate::ToolCall::with_visibility) searches only the
+/// ([`ToolCall::with_definition_options`](crate::registry::ToolCall::with_definition_options)),
+/// which [`ToolResult::found_definitions`](crate::registry::ToolResult::found_definitions) returns.
+/// A call made [with a visibility](crate::registry::ToolCall::with_visibility) searches only the
 /// deferred tools it sees, and is answered as if no other tool were deferred.
 pub const TOOL_SEARCH: &str = "tool_search";
 /// Tools a search lists unless the call asks for another number.
@@ -167,13 +174,16 @@ fn line(spec: &ToolSpec) -> String {
         true => "No arguments.".to_owned(),
         false => format!("Arguments: {}.", arguments.join(", ")),
     };
-    format!("{} — {summary} {arguments}", spec.name)
+    format!("{} — {summary} {arguments}", spec.meta.name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTool, ToolCall, ToolRegistry, ToolResult};
+    use crate::{
+        dynamic::DynamicTool,
+        registry::{ToolCall, ToolRegistry, ToolResult},
+    };
 
     /// A registry deferring every one of `tools` (name, description).
     fn deferring(tools: &[(&str, &str)]) -> ToolRegistry {
@@ -220,7 +230,7 @@ mod tests {
         ];
         let everything = deferring(&[visible.as_slice(), hidden.as_slice()].concat());
         let seen_alone = deferring(&visible);
-        let no_secrets = ToolVisibility::new(|spec: &ToolSpec| !spec.name.starts_with("secret_"));
+        let no_secrets = ToolVisibility::new(|spec: &ToolSpec| !spec.meta.name.starts_with("secret_"));
 
         for query in ["page image", "secret page", "secret_page_dump", "fetch", "wipe"] {
             let seen = search(&everything, Some(&no_secrets), query).await;

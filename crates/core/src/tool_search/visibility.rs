@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// Which tools a call may know of.
 ///
@@ -17,7 +17,7 @@ use crate::ToolSpec;
 /// also reveals tools outside its list: its `tool_search` answers with the full
 /// definitions of the deferred tools it finds, and an unknown tool's error names the
 /// tools whose names are close and those that are available. A call made
-/// [with a visibility](crate::ToolCall::with_visibility) is answered, on each of those
+/// [with a visibility](crate::registry::ToolCall::with_visibility) is answered, on each of those
 /// paths, as if the tools it does not see were not registered.
 ///
 /// What it stops, for that call: the registry's search finding a tool it does not see,
@@ -26,7 +26,7 @@ use crate::ToolSpec;
 /// unknown tool's "did you mean" and list of available tools naming one; a call of one
 /// running (it is an unknown tool, with the same message as a name never registered);
 /// and the registry's search itself while the call sees none of the tools it searches.
-/// [`ToolRegistry::definitions_for`](crate::ToolRegistry::definitions_for) offers what a
+/// [`ToolRegistry::definitions_for`](crate::registry::ToolRegistry::definitions_for) offers what a
 /// caller sees, by the same rule.
 ///
 /// What it does not stop: what tools say in their own output (a tool that lists other
@@ -43,9 +43,9 @@ use crate::ToolSpec;
 ///
 /// ```
 /// use serde_json::json;
-/// use agent_tools_core::{ToolSpec, ToolVisibility};
+/// use agent_tools_core::{tool::ToolSpec, search::ToolVisibility};
 ///
-/// let read_only = ToolVisibility::new(|spec: &ToolSpec| spec.annotations.read_only == Some(true));
+/// let read_only = ToolVisibility::new(|spec: &ToolSpec| spec.meta.annotations.read_only == Some(true));
 /// let mut peek = ToolSpec::new("peek", "Look.", json!({"type": "object"}));
 /// peek.annotations.read_only = Some(true);
 /// let poke = ToolSpec::new("poke", "Touch.", json!({"type": "object"}));

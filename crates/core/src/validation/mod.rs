@@ -14,7 +14,7 @@ use std::fmt;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::SchemaError;
+use crate::error::SchemaError;
 use crate::schema::{check_input_schema, schema_draft};
 
 /// A compiled JSON Schema for one tool's arguments.

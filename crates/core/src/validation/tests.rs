@@ -189,7 +189,7 @@ fn unusable_schemas_are_rejected_when_compiled() {
     // The validator's complaint is the source, and the message already says it.
     let source = std::error::Error::source(&error).expect("the validator's error");
     assert!(message.ends_with(&source.to_string()), "{message}");
-    assert_eq!(crate::error_chain(&error), message);
+    assert_eq!(crate::error::error_chain(&error), message);
 }
 
 #[test]

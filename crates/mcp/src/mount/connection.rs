@@ -646,7 +646,7 @@ fn is_transport_failure(error: &ServiceError) -> bool {
     )
 }
 
-/// An error and its sources ([`agent_tools_core::error_chain`]), or what to do about a 401.
+/// An error and its sources ([`agent_tools_core::error::error_chain`]), or what to do about a 401.
 pub(super) fn describe(error: &(dyn StdError + 'static)) -> String {
     // rmcp reports a 401 inside a message naming its internal types; say what to do.
     // (The mount tests check this wording, so a change in rmcp's shows up there.)
@@ -655,5 +655,5 @@ pub(super) fn describe(error: &(dyn StdError + 'static)) -> String {
                 (McpServer::bearer_token), or refused the one given"
             .to_owned();
     }
-    agent_tools_core::error_chain(error)
+    agent_tools_core::error::error_chain(error)
 }

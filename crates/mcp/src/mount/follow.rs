@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::ToolChanges;
+use agent_tools_core::registry::ToolChanges;
 use tokio::sync::watch;
 
 use super::MountShared;

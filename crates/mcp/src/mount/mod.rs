@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agent_tools_core::{RegistryError, ToolRegistry, WeakToolRegistry};
+use agent_tools_core::{ToolRegistry, error::RegistryError, registry::WeakToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "oauth")]
@@ -246,7 +246,7 @@ impl MountOptions {
         self
     }
 
-    /// Defers every tool of the server ([`ToolMeta::defer`](agent_tools_core::ToolMeta::defer)):
+    /// Defers every tool of the server ([`ToolMeta::defer`](agent_tools_core::tool::ToolMeta::defer)):
     /// a model finds them through a tool search instead of seeing each definition on
     /// every turn — for servers with many tools, of which a task needs few.
     pub fn defer(mut self) -> Self {
@@ -273,7 +273,7 @@ impl fmt::Debug for MountOptions {
 /// what to do about it. The cause is also the error's
 /// [`source`](std::error::Error::source): rmcp's error, or the [`std::io::Error`] of
 /// starting the server's process, boxed so that this type does not change with rmcp's.
-/// [`agent_tools_core::error_chain`] does not repeat it (after a `401` it adds rmcp's own words
+/// [`agent_tools_core::error::error_chain`] does not repeat it (after a `401` it adds rmcp's own words
 /// to the advice).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -90,7 +90,7 @@ impl Drop for ProgressRoute {
 mod tests {
     use std::sync::Mutex;
 
-    use agent_tools_core::{Progress, ProgressReporter};
+    use agent_tools_core::context::{Progress, ProgressReporter};
     use rmcp::model::NumberOrString;
 
     use super::*;

@@ -4,10 +4,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use agent_tools_core::ArgValidator;
+use agent_tools_core::validation::ArgValidator;
 use agent_tools_core::{
-    BoxFuture, Tool, ToolAnnotations, ToolContext, ToolError, ToolMeta, ToolOutput, ToolSpec,
-    validate_tool_name,
+    Tool, ToolContext, ToolError, ToolOutput,
+    tool::{BoxFuture, ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name},
 };
 use rmcp::model::Tool as McpTool;
 use serde_json::Value;
@@ -38,7 +38,10 @@ impl Imported {
 
     /// The local names of the tools.
     pub(super) fn names(&self) -> Vec<String> {
-        self.tools.iter().map(|tool| tool.spec().name.clone()).collect()
+        self.tools
+            .iter()
+            .map(|tool| tool.spec().meta.name.clone())
+            .collect()
     }
 }
 
@@ -94,7 +97,7 @@ pub(super) fn import(
                 continue;
             }
         };
-        seen.insert(spec.name.clone());
+        seen.insert(spec.meta.name.clone());
         imported.tools.push(Arc::new(RemoteTool {
             spec,
             remote_name,

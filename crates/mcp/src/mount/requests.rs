@@ -4,7 +4,7 @@
 //! When a mounted tool's server asks the user something (`elicitation/create`), asks for
 //! a model (`sampling/createMessage`) or logs (`notifications/message`) while one of our
 //! calls runs, the request goes to that call's [`ToolContext`]: to our own MCP client
-//! when we serve the call, else to the registry's [`Caller`](agent_tools_core::Caller). Which call
+//! when we serve the call, else to the registry's [`Caller`](agent_tools_core::caller::Caller). Which call
 //! caused a request is known exactly over streamable HTTP, where the request arrives on
 //! the response stream of our `tools/call` (rmcp marks it with [`InboundStreamOrigin`]);
 //! over stdio MCP does not say, and the most recently started call is taken. A request
@@ -15,7 +15,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::{CallerError, ToolContext};
+use agent_tools_core::{ToolContext, caller::CallerError};
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     LoggingMessageNotificationParam, RequestId,

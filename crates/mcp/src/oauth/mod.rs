@@ -10,7 +10,7 @@
 //! themselves. A [`ScopeMap`] says which scopes reach which tools: tools a token does not
 //! reach are not listed to it, and calling one gets `403 insufficient_scope` naming the
 //! scopes that would. The token's subject and client id reach the audit log, the tool's
-//! context, the hooks and the approver ([`Principal`](agent_tools_core::Principal)).
+//! context, the hooks and the approver ([`Principal`](agent_tools_core::context::Principal)).
 //!
 //! What this does not do: issue tokens, or decide who a subject is — that is the
 //! authorization server's job, and its word is trusted. Tokens are read from the

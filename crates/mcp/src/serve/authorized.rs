@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use agent_tools_core::{Principal, ToolSpec, ToolVisibility};
+use agent_tools_core::{context::Principal, search::ToolVisibility, tool::ToolSpec};
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 

@@ -20,8 +20,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use agent_tools_core::{
-    BoxFuture, Caller, CallerError, ElicitRequest, ElicitResponse, LogLevel, LogMessage, SamplingRequest,
-    SamplingResponse,
+    caller::{
+        Caller, CallerError, ElicitRequest, ElicitResponse, LogLevel, LogMessage, SamplingRequest,
+        SamplingResponse,
+    },
+    tool::BoxFuture,
 };
 use rmcp::RoleServer;
 use rmcp::model::{

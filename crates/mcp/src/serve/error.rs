@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 ///
 /// The message names the cause, so it reads as one line; the cause is also the error's
 /// [`source`](std::error::Error::source), for callers that inspect it
-/// ([`agent_tools_core::error_chain`] does not repeat it).
+/// ([`agent_tools_core::error::error_chain`] does not repeat it).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {

@@ -16,7 +16,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use agent_tools_core::{Dialect, ToolRegistry, ToolResult, ToolVisibility};
+use agent_tools_core::{Dialect, ToolRegistry, ToolResult, search::ToolVisibility};
 use serde_json::Value;
 
 /// The names a session's searches loaded, in the order found.
@@ -77,7 +77,11 @@ fn seen(registry: &ToolRegistry, name: &str, visibility: Option<&ToolVisibility>
 
 #[cfg(test)]
 mod tests {
-    use agent_tools_core::{DynamicTool, TOOL_SEARCH, ToolContext, ToolError, ToolOutput, ToolSpec};
+    use agent_tools_core::{
+        ToolContext, ToolError, ToolOutput,
+        search::TOOL_SEARCH,
+        tool::{DynamicTool, ToolSpec},
+    };
     use serde_json::json;
 
     use super::*;
@@ -104,7 +108,7 @@ mod tests {
             TOOL_SEARCH,
             ToolOutput::text("peek, poke").with_structured(json!({"tools": definitions})),
         );
-        let peek_only = ToolVisibility::new(|spec: &ToolSpec| spec.name == "peek");
+        let peek_only = ToolVisibility::new(|spec: &ToolSpec| spec.meta.name == "peek");
         let names = |definitions: Vec<Value>| -> Vec<String> {
             definitions
                 .iter()

@@ -19,7 +19,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::{Progress, ProgressReporter};
+use agent_tools_core::context::{Progress, ProgressReporter};
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use rmcp::service::Peer;

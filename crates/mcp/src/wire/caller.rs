@@ -11,8 +11,12 @@
 #![allow(deprecated)]
 
 use agent_tools_core::{
-    CallerError, Content, Dialect, ElicitAction, ElicitRequest, ElicitResponse, LogLevel, LogMessage, Role,
-    SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse, ToolOutput, ToolResult,
+    Dialect, ToolOutput, ToolResult,
+    caller::{
+        CallerError, ElicitAction, ElicitRequest, ElicitResponse, LogLevel, LogMessage, Role,
+        SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse,
+    },
+    output::Content,
 };
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction,

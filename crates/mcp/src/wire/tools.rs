@@ -5,7 +5,10 @@
 //! ([`Dialect::Mcp`]), and reading a remote result as JSON keeps us independent of how
 //! rmcp models each content variant.
 
-use agent_tools_core::{Content, ContentAnnotations, Dialect, ResourceContents, ToolOutput, ToolResult};
+use agent_tools_core::{
+    Dialect, ToolOutput, ToolResult,
+    output::{Content, ContentAnnotations, ResourceContents},
+};
 use rmcp::model::{CallToolResult, ResultType, Tool as McpTool};
 use serde_json::{Map, Value};
 
@@ -127,7 +130,7 @@ fn resource(resource: Option<&Map<String, Value>>) -> Content {
 
 #[cfg(test)]
 mod tests {
-    use agent_tools_core::Audience;
+    use agent_tools_core::output::Audience;
     use serde_json::json;
 
     use super::*;
@@ -216,7 +219,7 @@ mod tests {
                     .with_annotations(annotations.clone()),
             )
             .with_content(
-                Content::from(agent_tools_core::Audio::wav(vec![1, 2, 3]))
+                Content::from(agent_tools_core::output::Audio::wav(vec![1, 2, 3]))
                     .with_annotations(annotations.clone()),
             )
             .with_content(Content::ResourceLink {
@@ -269,7 +272,7 @@ mod tests {
 
     #[test]
     fn our_results_and_definitions_are_valid_mcp() {
-        let spec = agent_tools_core::ToolMeta::new("echo", "Echo.")
+        let spec = agent_tools_core::tool::ToolMeta::new("echo", "Echo.")
             .read_only(true)
             .into_spec(
                 json!({"type": "object", "properties": {"text": {"type": "string"}}}),

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_tools_core::{
-    DynamicTool, ElicitRequest, Elicited, LogLevel, SamplingMessage, SamplingRequest, ToolContext, ToolError,
-    ToolRegistry,
+    ToolContext, ToolError, ToolRegistry,
+    caller::{ElicitRequest, Elicited, LogLevel, SamplingMessage, SamplingRequest},
+    tool::DynamicTool,
 };
 use agent_tools_mcp::{HttpServer, McpServer, MountMcp as _, MountOptions, serve_http};
 use rmcp::ServiceExt as _;
@@ -326,7 +327,7 @@ async fn url_elicitation_reaches_clients_that_declare_it_and_only_them() {
 /// needed.
 #[tokio::test]
 async fn the_policy_asks_the_clients_user_before_a_tool_runs() {
-    let policy = agent_tools_core::Policy::builder()
+    let policy = agent_tools_core::policy::Policy::builder()
         .ask("publish")
         .build()
         .unwrap();

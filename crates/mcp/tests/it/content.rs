@@ -6,8 +6,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use agent_tools_core::{
-    Audience, Audio, Content, ContentAnnotations, Dialect, DynamicTool, ToolCall, ToolContext, ToolError,
-    ToolOutput, ToolRegistry,
+    Dialect, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    output::{Audience, Audio, Content, ContentAnnotations},
+    tool::DynamicTool,
 };
 use agent_tools_mcp::{McpServer, MountMcp as _, MountOptions, serve_http};
 use rmcp::ServiceExt as _;
@@ -46,7 +47,8 @@ fn rich_output() -> ToolOutput {
         })
         .with_content(Content::resource_link("file:///meetings/notes.md", "notes.md"))
         .with_content(
-            Content::from(agent_tools_core::Image::png(vec![1, 2, 3])).with_annotations(annotations()),
+            Content::from(agent_tools_core::output::Image::png(vec![1, 2, 3]))
+                .with_annotations(annotations()),
         )
         .with_content(
             Content::text_resource("file:///agenda.md", Some("text/markdown".into()), "# Agenda")
@@ -197,7 +199,7 @@ async fn every_part_from_another_implementation_survives_mounting() {
             Content::Resource {
                 uri: "file:///a.bin".into(),
                 mime_type: Some("application/zip".into()),
-                contents: agent_tools_core::ResourceContents::Blob("UEsD".into()),
+                contents: agent_tools_core::output::ResourceContents::Blob("UEsD".into()),
                 annotations: Some(ContentAnnotations::new().audience([Audience::User, Audience::Assistant])),
             },
         ]

@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_tools_core::{
-    CancellationToken, DynamicTool, Outcome, Progress, ProgressReporter, ToolCall, ToolContext, ToolError,
-    ToolMeta, ToolOutput, ToolRegistry,
+    ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    audit::Outcome,
+    context::{CancellationToken, Progress, ProgressReporter},
+    tool::{DynamicTool, ToolMeta},
 };
 use agent_tools_mcp::{
     HttpOptions, HttpServer, McpHandler, McpMount, McpServer, MountError, MountMcp as _, MountOptions,
@@ -223,9 +225,9 @@ async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
 
     let echo = local.get("r_echo").unwrap();
     let spec = echo.spec();
-    assert_eq!(spec.description, "Repeat the text.");
+    assert_eq!(spec.meta.description, "Repeat the text.");
     assert_eq!(spec.title(), Some("Echo"));
-    assert_eq!(spec.annotations.read_only, Some(true));
+    assert_eq!(spec.meta.annotations.read_only, Some(true));
     assert_eq!(
         spec.input_schema,
         remote.get("echo").unwrap().spec().input_schema,
@@ -235,11 +237,11 @@ async fn imports_tools_with_prefix_filter_annotations_and_schemas() {
         spec.output_schema,
         remote.get("echo").unwrap().spec().output_schema
     );
-    assert_eq!(spec.timeout, Some(Duration::from_secs(7)));
+    assert_eq!(spec.meta.timeout, Some(Duration::from_secs(7)));
     let fail = local.get("r_fail").unwrap();
-    assert_eq!(fail.spec().annotations.destructive, Some(true));
-    assert_eq!(fail.spec().annotations.idempotent, Some(true));
-    assert_eq!(fail.spec().annotations.read_only, None);
+    assert_eq!(fail.spec().meta.annotations.destructive, Some(true));
+    assert_eq!(fail.spec().meta.annotations.idempotent, Some(true));
+    assert_eq!(fail.spec().meta.annotations.read_only, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -553,7 +555,7 @@ async fn mount_failures_name_the_server() {
     });
     assert!(not_found, "{error:?}");
     assert!(error.to_string().contains("cannot start it: "), "{error}");
-    assert_eq!(agent_tools_core::error_chain(&error), error.to_string());
+    assert_eq!(agent_tools_core::error::error_chain(&error), error.to_string());
 }
 
 /// The Python MCP server (`test_support::mcp_server`, 2025 protocol, no
@@ -599,7 +601,7 @@ async fn a_stdio_server_is_mounted_followed_and_restarted() {
     assert_eq!(mount.skipped().len(), 1);
     assert_eq!(mount.skipped()[0].0, "bad_schema");
     assert_eq!(
-        local.get("py_hello").unwrap().spec().annotations.read_only,
+        local.get("py_hello").unwrap().spec().meta.annotations.read_only,
         Some(true)
     );
 
@@ -719,8 +721,8 @@ async fn a_bearer_token_guards_an_http_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounted_tools_are_governed_by_the_local_policy() {
     let (seen, _remote, server) = start_remote().await;
-    let policy = agent_tools_core::Policy::builder()
-        .mode(agent_tools_core::PolicyMode::ReadOnly)
+    let policy = agent_tools_core::policy::Policy::builder()
+        .mode(agent_tools_core::policy::PolicyMode::ReadOnly)
         .deny("r_echo(text: secret*)")
         .build()
         .unwrap();
@@ -751,15 +753,15 @@ async fn mounted_tools_are_governed_by_the_local_policy() {
 /// Refuses every call of `r_echo`.
 struct NoEcho;
 
-impl agent_tools_core::Hook for NoEcho {
+impl agent_tools_core::hooks::Hook for NoEcho {
     fn before_call<'a>(
         &'a self,
-        call: &'a agent_tools_core::HookCall<'a>,
-    ) -> agent_tools_core::BoxFuture<'a, agent_tools_core::BeforeCall> {
-        let answer = if call.spec.name == "r_echo" {
-            agent_tools_core::BeforeCall::Deny("no echoes".into())
+        call: &'a agent_tools_core::hooks::HookCall<'a>,
+    ) -> agent_tools_core::tool::BoxFuture<'a, agent_tools_core::hooks::BeforeCall> {
+        let answer = if call.spec.meta.name == "r_echo" {
+            agent_tools_core::hooks::BeforeCall::Deny("no echoes".into())
         } else {
-            agent_tools_core::BeforeCall::Continue
+            agent_tools_core::hooks::BeforeCall::Continue
         };
         Box::pin(async move { answer })
     }

@@ -9,7 +9,11 @@
 use std::os::unix::fs::PermissionsExt as _;
 use std::time::Duration;
 
-use agent_tools_core::{DynamicTool, MemoryAudit, ToolCall, ToolContext, ToolError, ToolMeta, ToolRegistry};
+use agent_tools_core::{
+    ToolCall, ToolContext, ToolError, ToolRegistry,
+    audit::MemoryAudit,
+    tool::{DynamicTool, ToolMeta},
+};
 use agent_tools_mcp::oauth::{
     FileTokenStore, FollowRedirect, OAuthClient, OAuthResource, OAuthResourceBuilder, ScopeMap,
 };

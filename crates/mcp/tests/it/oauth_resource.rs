@@ -7,7 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use agent_tools_core::{DynamicTool, MemoryAudit, ToolCall, ToolContext, ToolError, ToolMeta, ToolRegistry};
+use agent_tools_core::{
+    ToolCall, ToolContext, ToolError, ToolRegistry,
+    audit::MemoryAudit,
+    tool::{DynamicTool, ToolMeta},
+};
 use agent_tools_mcp::oauth::{OAuthResource, ScopeMap};
 use agent_tools_mcp::{HttpOptions, HttpServer, McpHandler, McpServer, MountMcp as _, MountOptions};
 use serde_json::{Value, json};

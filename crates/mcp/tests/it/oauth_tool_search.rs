@@ -5,7 +5,10 @@
 //! suggestions do not name one — each answer the same as if the tool did not exist —
 //! while a token that reaches the tool gets all of it.
 
-use agent_tools_core::{DynamicTool, ToolContext, ToolError, ToolMeta, ToolRegistry};
+use agent_tools_core::{
+    ToolContext, ToolError, ToolRegistry,
+    tool::{DynamicTool, ToolMeta},
+};
 use agent_tools_mcp::oauth::{OAuthResource, ScopeMap};
 use agent_tools_mcp::{HttpOptions, HttpServer, McpHandler};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};

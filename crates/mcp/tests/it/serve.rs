@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agent_tools_core::{DynamicTool, ToolContext, ToolError, ToolRegistry};
+use agent_tools_core::{ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
 use agent_tools_mcp::{HttpServer, serve_http};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ClientRequest, ProgressNotificationParam, ProtocolVersion, Request,
@@ -255,8 +255,8 @@ async fn a_finished_session_leaves_no_watcher_behind() {
 /// naming the rule, and the tool does not run.
 #[tokio::test]
 async fn the_registry_policy_refuses_calls_of_mcp_clients() {
-    let policy = agent_tools_core::Policy::builder()
-        .mode(agent_tools_core::PolicyMode::Bypass)
+    let policy = agent_tools_core::policy::Policy::builder()
+        .mode(agent_tools_core::policy::PolicyMode::Bypass)
         .deny("echo(text: secret*)")
         .build()
         .unwrap();

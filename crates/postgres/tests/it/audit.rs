@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use agent_tools_core::{DynamicTool, ToolCall, ToolContext, ToolError, ToolRegistry};
+use agent_tools_core::{ToolCall, ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
 use agent_tools_postgres::{AuditOptions, PostgresAudit};
 use serde_json::{Value, json};
 

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use agent_tools_core::{DynamicTool, ToolCall, ToolContext, ToolError, ToolRegistry, TraceContext};
+use agent_tools_core::{
+    ToolCall, ToolContext, ToolError, ToolRegistry, tool::DynamicTool, trace::TraceContext,
+};
 use agent_tools_mcp::{HttpOptions, McpHandler, McpServer, MountMcp as _, MountOptions};
 use agent_tools_telemetry::{OtelTracer, OtlpAudit, Telemetry};
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};

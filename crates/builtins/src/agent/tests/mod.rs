@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_tools_core::{BoxFuture, DynamicTool, ToolRegistry};
+use agent_tools_core::{
+    ToolRegistry,
+    tool::{BoxFuture, DynamicTool},
+};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::routing::post;

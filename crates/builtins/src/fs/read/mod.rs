@@ -10,7 +10,10 @@
 use std::io::{BufRead, BufReader, Read};
 
 use crate::{Workspace, WorkspaceError};
-use agent_tools_core::{Content, Image, ToolError, ToolOutput};
+use agent_tools_core::{
+    ToolError, ToolOutput,
+    output::{Content, Image},
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

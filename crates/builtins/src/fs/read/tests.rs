@@ -1,6 +1,6 @@
 use std::os::unix::fs::symlink;
 
-use agent_tools_core::Content;
+use agent_tools_core::output::Content;
 
 use super::*;
 

@@ -1,6 +1,6 @@
 //! `memory_write` and `memory_read`: upserts, selectors, refusals.
 
-use agent_tools_core::{ToolError, ToolErrorKind};
+use agent_tools_core::{ToolError, error::ToolErrorKind};
 
 use super::*;
 

@@ -12,7 +12,7 @@ mod xvfb;
 use std::path::Path;
 
 use crate::Workspace;
-use agent_tools_core::{Content, ToolOutput};
+use agent_tools_core::{ToolOutput, output::Content};
 use base64::Engine as _;
 
 use super::codec;

@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use agent_tools_core::Content;
+use agent_tools_core::output::Content;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
@@ -218,7 +218,7 @@ async fn an_image_is_returned_as_image_content() {
     );
     assert_eq!(
         output.content[1],
-        Content::from(agent_tools_core::Image::new("image/png", PNG.to_vec()))
+        Content::from(agent_tools_core::output::Image::new("image/png", PNG.to_vec()))
     );
 }
 

@@ -209,7 +209,10 @@ async fn a_silent_api_times_out() {
 async fn bad_arguments_and_configuration_are_refused() {
     let (searcher, calls) = api(|_, _, _| json(RESULTS)).await;
     let error = web_search(&searcher, query("   ")).await.unwrap_err();
-    assert_eq!(error.kind(), agent_tools_core::ToolErrorKind::InvalidArguments);
+    assert_eq!(
+        error.kind(),
+        agent_tools_core::error::ToolErrorKind::InvalidArguments
+    );
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     assert_eq!(
         Searcher::new(SearchConfig::new(" ")).unwrap_err().to_string(),

@@ -180,7 +180,10 @@ async fn only_http_and_https_are_fetched() {
             error.to_string().contains("only http and https"),
             "{url}: {error}"
         );
-        assert_eq!(error.kind(), agent_tools_core::ToolErrorKind::InvalidArguments);
+        assert_eq!(
+            error.kind(),
+            agent_tools_core::error::ToolErrorKind::InvalidArguments
+        );
     }
     let error = web_fetch(&fetcher, args("not a url"), &ctx()).await.unwrap_err();
     assert!(error.to_string().contains("is not a valid URL"), "{error}");

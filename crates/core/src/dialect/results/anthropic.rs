@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{ModelPart, is_one_of, model_parts, pdf_blob, text, text_of};
-use crate::{Content, ToolResult};
+use crate::{output::Content, registry::ToolResult};
 
 /// The media types an `image` block takes.
 const IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];

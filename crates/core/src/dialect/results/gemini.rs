@@ -4,7 +4,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{ModelPart, is_one_of, model_parts, pdf_blob, text, text_of};
-use crate::{Content, ToolOutput, ToolResult};
+use crate::{
+    output::{Content, ToolOutput},
+    registry::ToolResult,
+};
 
 /// The image types a function response part takes.
 const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp"];

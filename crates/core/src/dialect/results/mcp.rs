@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::{Content, ContentAnnotations, ResourceContents, ToolOutput};
+use crate::output::{Content, ContentAnnotations, ResourceContents, ToolOutput};
 
 pub(super) fn call_tool_result(output: &ToolOutput) -> Value {
     let content: Vec<Value> = output.content.iter().map(content_block).collect();

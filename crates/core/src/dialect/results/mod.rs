@@ -31,7 +31,10 @@ mod text;
 use serde_json::Value;
 
 use super::Dialect;
-use crate::{Content, ToolOutput, ToolResult};
+use crate::{
+    output::{Content, ToolOutput},
+    registry::ToolResult,
+};
 
 impl Dialect {
     /// The result of a call as this provider expects it in the next request:
@@ -108,7 +111,7 @@ fn pdf_blob(part: &Content) -> Option<(&str, &str)> {
         Content::Resource {
             uri,
             mime_type: Some(mime_type),
-            contents: crate::ResourceContents::Blob(data),
+            contents: crate::output::ResourceContents::Blob(data),
             ..
         } if mime_type.eq_ignore_ascii_case("application/pdf") => Some((uri, data)),
         _ => None,

@@ -5,7 +5,10 @@
 use serde_json::{Value, json};
 
 use super::{ModelPart, is_one_of, model_parts, pdf_blob, text, text_of};
-use crate::{Content, ToolOutput, ToolResult};
+use crate::{
+    output::{Content, ToolOutput},
+    registry::ToolResult,
+};
 
 /// What `input_image` takes.
 const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];

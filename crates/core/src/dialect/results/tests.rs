@@ -3,7 +3,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::{
-    Audience, Content, ContentAnnotations, Dialect, Image, Outcome, ResourceContents, ToolOutput, ToolResult,
+    audit::Outcome,
+    dialect::Dialect,
+    output::{Audience, Content, ContentAnnotations, Image, ResourceContents, ToolOutput},
+    registry::ToolResult,
 };
 
 fn result(output: ToolOutput) -> ToolResult {

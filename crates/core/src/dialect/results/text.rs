@@ -3,7 +3,7 @@
 //! that is not text.
 
 use super::ModelPart;
-use crate::{Content, ResourceContents};
+use crate::output::{Content, ResourceContents};
 
 /// `part` as the text a provider shows in its place.
 pub(super) fn part_as_text(part: ModelPart<'_>) -> String {

@@ -1,5 +1,5 @@
 //! Shell commands as a shell will run them, for rules over an argument of kind
-//! [`ArgumentKind::ShellCommand`](crate::ArgumentKind::ShellCommand).
+//! [`ArgumentKind::ShellCommand`](crate::spec::ArgumentKind::ShellCommand).
 //!
 //! The value is parsed as a bash script (by `brush-parser`, a bash grammar in pure Rust;
 //! bash is a superset of the `/bin/sh` that `exec` runs by default, so reading the script
@@ -25,7 +25,7 @@
 //! expansion, a variable or brace expansion in the command name, `eval`, `source`, a
 //! shell's `-c`, a here-document or here-string feeding a shell or interpreter, an
 //! assignment to a variable that changes what a program runs
-//! ([`is_dangerous_variable`](crate::is_dangerous_variable)),
+//! ([`is_dangerous_variable`](crate::policy::is_dangerous_variable)),
 //! output redirected anywhere but `/dev/null`, `/dev/stdout`, `/dev/stderr` or a plain
 //! relative path in the workspace outside `.git`, and a script that does not parse.
 //!

@@ -36,7 +36,7 @@ use std::fmt::Display;
 
 use serde_json::{Map, Value};
 
-use crate::Dialect;
+use crate::dialect::Dialect;
 
 /// Every way `definition` breaks the documented rules of `dialect`'s provider.
 pub fn provider_rule_violations(dialect: Dialect, definition: &Value) -> Vec<String> {

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use agent_tools_core::BoxFuture;
+use agent_tools_core::tool::BoxFuture;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 use url::Url;

@@ -15,7 +15,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agent_tools_core::{Principal, ToolRegistry};
+use agent_tools_core::{ToolRegistry, context::Principal};
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -36,10 +36,10 @@ const MAX_SESSIONS: usize = 10_000;
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Reaches, for a principal, the tools its token's scopes grant.
-type Reach = dyn Fn(&Principal, &agent_tools_core::ToolSpec) -> bool + Send + Sync;
+type Reach = dyn Fn(&Principal, &agent_tools_core::tool::ToolSpec) -> bool + Send + Sync;
 
 /// Closes an HTTP session by its id (the server's session manager's `close_session`).
-pub(crate) type CloseSession = dyn Fn(String) -> agent_tools_core::BoxFuture<'static, ()> + Send + Sync;
+pub(crate) type CloseSession = dyn Fn(String) -> agent_tools_core::tool::BoxFuture<'static, ()> + Send + Sync;
 
 /// The check in front of the MCP endpoint, shared by its requests.
 pub(crate) struct Guard {
@@ -69,9 +69,11 @@ impl Guard {
     ) -> Arc<Self> {
         let reach: Arc<Reach> = {
             let resource = resource.clone();
-            Arc::new(move |principal: &Principal, tool: &agent_tools_core::ToolSpec| {
-                resource.scopes().allows(principal, tool)
-            })
+            Arc::new(
+                move |principal: &Principal, tool: &agent_tools_core::tool::ToolSpec| {
+                    resource.scopes().allows(principal, tool)
+                },
+            )
         };
         Arc::new(Self {
             resource,
@@ -149,7 +151,7 @@ impl Guard {
             let needed = scopes.scopes_for(tool.spec()).join(" ");
             let description = format!(
                 "the tool `{}` needs one of the scopes: {needed}",
-                tool.spec().name
+                tool.spec().meta.name
             );
             return Err(self.insufficient(&needed, &description));
         }

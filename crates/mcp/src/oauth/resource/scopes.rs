@@ -2,7 +2,11 @@
 
 use std::fmt;
 
-use agent_tools_core::{Glob, GlobError, Principal, ToolSpec};
+use agent_tools_core::{
+    context::Principal,
+    policy::{Glob, GlobError},
+    tool::ToolSpec,
+};
 
 /// Which scopes reach which tools, for a server that admits OAuth tokens.
 ///
@@ -13,7 +17,7 @@ use agent_tools_core::{Glob, GlobError, Principal, ToolSpec};
 /// reach is refused with `403 insufficient_scope`, naming the scopes that would reach it,
 /// so that a client can ask its user for them. Nothing else shows such a tool to the
 /// token: the registry's `tool_search` neither finds nor loads it, and an unknown tool's
-/// error does not suggest it (see [`ToolVisibility`](agent_tools_core::ToolVisibility)). An empty map restricts nothing: every
+/// error does not suggest it (see [`ToolVisibility`](agent_tools_core::search::ToolVisibility)). An empty map restricts nothing: every
 /// valid token reaches every tool.
 ///
 /// ```
@@ -24,7 +28,7 @@ use agent_tools_core::{Glob, GlobError, Principal, ToolSpec};
 ///     .grant("mcp:write", ["*"])?
 ///     .grant("mcp:github", ["gh_*"])?;
 /// assert_eq!(scopes.names(), ["mcp:read", "mcp:write", "mcp:github"]);
-/// # Ok::<(), agent_tools_core::GlobError>(())
+/// # Ok::<(), agent_tools_core::policy::GlobError>(())
 /// ```
 #[derive(Clone, Default)]
 pub struct ScopeMap {
@@ -120,8 +124,8 @@ impl ScopeMap {
 
 impl ScopeRule {
     fn grants(&self, tool: &ToolSpec) -> bool {
-        (!self.read_only || tool.annotations.read_only == Some(true))
-            && self.tools.iter().any(|glob| glob.matches(&tool.name))
+        (!self.read_only || tool.meta.annotations.read_only == Some(true))
+            && self.tools.iter().any(|glob| glob.matches(&tool.meta.name))
     }
 }
 
@@ -148,7 +152,7 @@ mod tests {
 
     fn tool(name: &str, read_only: bool) -> ToolSpec {
         let mut spec = ToolSpec::new(name, "A tool.", json!({"type": "object"}));
-        spec.annotations.read_only = Some(read_only);
+        spec.meta.annotations.read_only = Some(read_only);
         spec
     }
 

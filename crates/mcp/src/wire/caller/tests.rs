@@ -1,4 +1,4 @@
-use agent_tools_core::{Image, SamplingMessage};
+use agent_tools_core::{caller::SamplingMessage, output::Image};
 use serde_json::json;
 
 use super::*;

@@ -2,7 +2,8 @@
 # Peak resident memory of `read_file` and `file_search` on the issue-13 case: a 4 GiB
 # file of real text with no newline. The tests (`tests/peak_memory.rs`) check a 256 MiB
 # file against the 128 MB bound in every run; this measures the full size once, for the
-# README. It writes 4 GiB to a temporary directory (TMPDIR) and removes it at the end.
+# guide (docs/guide/performance.md). It writes 4 GiB to a temporary directory (TMPDIR)
+# and removes it at the end.
 #
 #   benches/peak_rss.sh            # with the dev build (what `cargo test` builds)
 #   PROFILE=release benches/peak_rss.sh

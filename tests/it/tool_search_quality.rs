@@ -1,7 +1,7 @@
 //! How well `tool_search` finds what a model asks for: the queries of
 //! `test_support::tool_catalog` against the built-in tools, the official everything
 //! server mounted over stdio, and 1,000 look-alike tools of a SaaS gateway; recall at 5
-//! must stay at 90% or more (the README reports the figure the bench prints).
+//! must stay at 90% or more (the guide's performance chapter reports the figure the bench prints).
 
 use crate::tool_catalog;
 use test_support::everything;

@@ -1,5 +1,5 @@
 //! nginx from Debian's package as a plain round-robin load balancer (no affinity) in
-//! front of MCP replicas, on a free loopback port, with the configuration the README
+//! front of MCP replicas, on a free loopback port, with the configuration the guide
 //! documents (`deploy/nginx.conf`); stopped when dropped.
 
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ impl Drop for Nginx {
     }
 }
 
-/// `deploy/nginx.conf`, the configuration the README documents, with `replicas` and
+/// `deploy/nginx.conf`, the configuration the guide documents, with `replicas` and
 /// `port` in place of its example addresses.
 fn documented_config(port: u16, replicas: &[String]) -> String {
     let documented = std::fs::read_to_string(crate::workspace_root().join("deploy/nginx.conf"))

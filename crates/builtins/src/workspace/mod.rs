@@ -150,8 +150,8 @@ impl Workspace {
     /// by an agent would run when the user next commits.
     ///
     /// What this stops and what it does not (`exec`, planted bare repositories, global
-    /// git configuration, hook managers' scripts) is in the README's section on the file
-    /// tools.
+    /// git configuration, hook managers' scripts) is in the guide's chapter on the built-in
+    /// tools, under the file tools.
     pub fn protect_git(mut self, yes: bool) -> Self {
         let kept: Vec<Protection> = self
             .protected

@@ -8,7 +8,7 @@
 //! (this binary) stays at a few megabytes — the huge file is written a megabyte at a
 //! time — so the figure is the tool's. Do not add tests that allocate much to this file.
 //!
-//! The 4 GiB figure of the README comes from `benches/peak_rss.sh`.
+//! The 4 GiB figure of the guide's performance chapter comes from `benches/peak_rss.sh`.
 
 use std::fs::File;
 use std::io::Write as _;

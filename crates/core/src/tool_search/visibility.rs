@@ -47,7 +47,7 @@ use crate::spec::ToolSpec;
 ///
 /// let read_only = ToolVisibility::new(|spec: &ToolSpec| spec.meta.annotations.read_only == Some(true));
 /// let mut peek = ToolSpec::new("peek", "Look.", json!({"type": "object"}));
-/// peek.annotations.read_only = Some(true);
+/// peek.meta.annotations.read_only = Some(true);
 /// let poke = ToolSpec::new("poke", "Touch.", json!({"type": "object"}));
 /// assert!(read_only.sees(&peek));
 /// assert!(!read_only.sees(&poke));

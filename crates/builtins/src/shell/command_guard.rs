@@ -2,7 +2,7 @@
 //!
 //! Deny-lists over shell text are bypassed in minutes (`$(printf rm) -rf /`, base64 into
 //! `sh`, `python3 -c 'shutil.rmtree(…)'`); the boundary is the sandbox
-//! ([`ExecSandbox`](super::ExecSandbox)). The guard only stops a model from running the
+//! ([`ExecSandbox`](crate::ExecSandbox)). The guard only stops a model from running the
 //! classic accidents by mistake, and says so when it does. Patterns are regular
 //! expressions, checked against every segment of the command (split at `;`, `&&`, `||`,
 //! `|`, `&`, newlines and command substitutions) and against the whole command; a segment

@@ -18,6 +18,7 @@
 mod error;
 mod escape;
 mod git;
+mod no_links;
 mod path;
 mod protect;
 mod write;
@@ -232,11 +233,9 @@ impl Workspace {
         let relative = self.relative_path(path)?;
         let shown = Self::display(&relative);
         let file = if self.no_links {
-            write::open_following_no_links(&self.dir, &relative).map_err(|source| {
-                match source.raw_os_error() {
-                    Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
-                    _ => self.io_error(&relative, source),
-                }
+            no_links::open_file(&self.dir, &relative).map_err(|source| match source.raw_os_error() {
+                Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
+                _ => self.io_error(&relative, source),
             })?
         } else {
             let mut options = OpenOptions::new();
@@ -311,11 +310,9 @@ impl Workspace {
             self.dir.try_clone().map_err(io_error)?
         } else if self.no_links {
             self.dir.create_dir_all(parent).map_err(io_error)?;
-            write::open_dir_following_no_links(&self.dir, parent).map_err(|source| {
-                match source.raw_os_error() {
-                    Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
-                    _ => io_error(source),
-                }
+            no_links::open_dir(&self.dir, parent).map_err(|source| match source.raw_os_error() {
+                Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
+                _ => io_error(source),
             })?
         } else {
             self.dir.create_dir_all(parent).map_err(io_error)?;

@@ -51,37 +51,6 @@ pub(super) fn write_in(
     }
 }
 
-/// Opens the file `path` beneath `root` for reading (non-blocking, as a FIFO must not
-/// hang the open), refusing (`ELOOP`) if any component is a symbolic link.
-pub(super) fn open_following_no_links(root: &Dir, path: &std::path::Path) -> io::Result<cap_std::fs::File> {
-    let fd = open_beneath_following_no_links(root, path, rustix::fs::OFlags::NONBLOCK)?;
-    Ok(cap_std::fs::File::from_std(std::fs::File::from(fd)))
-}
-
-/// Opens the directory `path` beneath `root`, refusing (`ELOOP`) if any component is a
-/// symbolic link.
-pub(super) fn open_dir_following_no_links(root: &Dir, path: &std::path::Path) -> io::Result<Dir> {
-    let fd = open_beneath_following_no_links(root, path, rustix::fs::OFlags::DIRECTORY)?;
-    Ok(Dir::from_std_file(std::fs::File::from(fd)))
-}
-
-/// `openat2` of `path` beneath `root`, read-only with `flags`: the kernel checks each
-/// component as it walks and refuses a symbolic link (`RESOLVE_NO_SYMLINKS`).
-fn open_beneath_following_no_links(
-    root: &Dir,
-    path: &std::path::Path,
-    flags: rustix::fs::OFlags,
-) -> io::Result<std::os::fd::OwnedFd> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
-    Ok(openat2(
-        root,
-        path,
-        OFlags::RDONLY | OFlags::CLOEXEC | flags,
-        Mode::empty(),
-        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
-    )?)
-}
-
 fn replace(dir: &Dir, name: &OsStr, contents: &[u8]) -> io::Result<bool> {
     let existing = dir
         .symlink_metadata(name)

@@ -281,6 +281,9 @@ async fn cancellation_stops_the_command() {
 
 #[tokio::test]
 async fn the_sandbox_allows_writes_inside_and_refuses_them_outside() {
+    if test_support::require_program("python3", "apt-get install python3").is_none() {
+        return;
+    }
     let setup = setup();
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("f");
@@ -318,6 +321,9 @@ async fn the_sandbox_allows_writes_inside_and_refuses_them_outside() {
 
 #[tokio::test]
 async fn the_sandbox_can_refuse_network_connections() {
+    if test_support::require_program("python3", "apt-get install python3").is_none() {
+        return;
+    }
     let setup = setup();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

@@ -62,14 +62,3 @@ fn close(actual: [u8; 3], expected: [u8; 3], tolerance: u8) -> bool {
         .zip(expected)
         .all(|(a, e)| a.abs_diff(e) <= tolerance)
 }
-
-/// The path of a program the tests need, or a failure saying how to install it.
-fn require(names: &[&str], package: &str, what: &str) -> std::path::PathBuf {
-    super::process::find_program(names).unwrap_or_else(|| {
-        panic!(
-            "{} is not installed, and the {what} tests need it: install it with \
-             `apt-get install -y {package}` (or run scripts/test, which does)",
-            names[0]
-        )
-    })
-}

@@ -13,7 +13,7 @@
 #
 #   binaries  the test executables cargo lists for the workspace (doc tests aside)
 #   rebuild   `touch` of the core's lib.rs, then `cargo test --workspace --no-run`
-#   run       `cargo test --workspace` with nothing to build, under CI=true (the
+#   run       `cargo test --workspace --no-fail-fast` with nothing to build, under CI=true (the
 #             system programs scripts/test installs must be present: run it first;
 #             each checkout's npm and Python tools are installed here)
 #
@@ -107,7 +107,8 @@ for i in "${!dirs[@]}"; do
     touch "$(core_lib "$dir")"
     rebuild=$(timed cargo test --workspace --no-run)
     : >"$log"
-    run=$(timed cargo test --workspace || true)
+    # Every binary runs even when one fails, so the counts are the whole suite's.
+    run=$(timed cargo test --workspace --no-fail-fast || true)
     passed=$(awk '/^test result:/ { sum += $4 } END { print sum + 0 }' "$log")
     failed=$(awk '/^test result:/ { sum += $6 } END { print sum + 0 }' "$log")
     name=${revs[$i]}

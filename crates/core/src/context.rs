@@ -15,8 +15,8 @@ use serde::de::DeserializeOwned;
 
 use crate::{
     caller::{
-        Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, LogLevel, LogMessage,
-        SamplingRequest, SamplingResponse,
+        Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, InputRequest,
+        InputResponse, LogLevel, LogMessage, Root, SamplingRequest, SamplingResponse,
     },
     trace_context::TraceContext,
 };
@@ -286,6 +286,70 @@ impl ToolContext {
     pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, CallerError> {
         let caller = self.caller("ask its model (sampling)")?;
         self.unless_cancelled(caller.sample(request)).await
+    }
+
+    /// Asks for the client's roots, the directories or files it works in.
+    pub async fn list_roots(&self) -> Result<Vec<Root>, CallerError> {
+        let caller = self.caller("list its roots")?;
+        self.unless_cancelled(caller.list_roots()).await
+    }
+
+    /// Asks the question named `key` and waits for the answer.
+    ///
+    /// The name is how the answer finds its way back when it comes in a later request:
+    /// served over MCP 2026-07-28 without a session, a call that asks ends with an
+    /// input-required result listing its questions by name, and the client calls again
+    /// with the answers, which this returns when the tool asks again. The tool runs from
+    /// its start each time, so what it did before asking is done again: keep the result
+    /// of a step that must not be repeated with [`remember`](Self::remember). Names are
+    /// the tool's own; use the same name for the same question on every run.
+    ///
+    /// ```
+    /// use agent_tools_core::{ToolContext, ToolError, caller::{ElicitRequest, InputRequest, InputResponse}};
+    /// use serde_json::json;
+    ///
+    /// async fn greet(ctx: &ToolContext) -> Result<String, ToolError> {
+    ///     let form = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    ///     let question = InputRequest::Elicit(ElicitRequest::form("What is your name?", form));
+    ///     match ctx.ask("user_name", question).await? {
+    ///         InputResponse::Elicit(answer) => {
+    ///             let name = answer.content.and_then(|c| c.get("name").cloned());
+    ///             Ok(format!("Hello, {}!", name.and_then(|n| n.as_str().map(str::to_owned)).unwrap_or_default()))
+    ///         }
+    ///         _ => Err(ToolError::new("the caller answered another question")),
+    ///     }
+    /// }
+    /// ```
+    pub async fn ask(&self, key: &str, request: InputRequest) -> Result<InputResponse, CallerError> {
+        let caller = self.caller(request.what())?;
+        self.unless_cancelled(caller.ask(key, request)).await
+    }
+
+    /// Runs the step named `key` once per call: when the call runs again (after its
+    /// caller answered an input-required result, see [`ask`](Self::ask)) the value the
+    /// step produced the first time is returned instead of running it again. Where no
+    /// caller keeps values (most callers: a call runs once), the step simply runs.
+    ///
+    /// The value travels with the call's state to the client and back, sealed: keep it
+    /// small (an id, a receipt), not a file's contents. A value that no longer
+    /// deserializes as `T` (the tool changed) runs the step again.
+    pub async fn remember<T, F>(&self, key: &str, step: F) -> Result<T, crate::error::ToolError>
+    where
+        T: serde::Serialize + DeserializeOwned,
+        F: Future<Output = Result<T, crate::error::ToolError>>,
+    {
+        if let Some(kept) = self.caller.as_ref().and_then(|caller| caller.recall(key))
+            && let Ok(value) = serde_json::from_value(kept)
+        {
+            return Ok(value);
+        }
+        let value = step.await?;
+        if let Some(caller) = &self.caller
+            && let Ok(json) = serde_json::to_value(&value)
+        {
+            caller.keep(key, json);
+        }
+        Ok(value)
     }
 
     fn caller(&self, what: &str) -> Result<&Arc<dyn Caller>, CallerError> {

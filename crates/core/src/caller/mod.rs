@@ -3,6 +3,7 @@
 
 mod elicit;
 mod form_schema;
+mod input;
 mod log;
 mod sampling;
 
@@ -10,13 +11,16 @@ use std::error::Error as StdError;
 
 pub use elicit::{ElicitAction, ElicitRequest, ElicitResponse, Elicited};
 pub use form_schema::form_schema_for;
+pub use input::{InputRequest, InputResponse, Root};
 pub use log::{LogLevel, LogMessage};
 pub use sampling::{Role, SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse};
 
 use crate::tool::BoxFuture;
 
 /// Answers what a running tool may ask of whoever called it: to log, to ask the user
-/// ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)).
+/// ([elicitation](ElicitRequest)), to ask the caller's model ([sampling](SamplingRequest)),
+/// to list the client's [roots](Root); and keeps what a tool's steps produced for a later
+/// run of the same call ([`recall`](Caller::recall)).
 ///
 /// Over MCP the caller is the client: `agent-tools-mcp` gives each served call a caller that sends `notifications/message`,
 /// `elicitation/create` and `sampling/createMessage` to it. Elsewhere the application sets
@@ -68,6 +72,47 @@ pub trait Caller: Send + Sync + 'static {
         let _ = request;
         Box::pin(async { Err(CallerError::not_available("ask its model (sampling)")) })
     }
+
+    /// Asks for the client's roots, the directories or files it works in.
+    fn list_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, CallerError>> {
+        Box::pin(async { Err(CallerError::not_available("list its roots")) })
+    }
+
+    /// Asks the question named `key` (see [`InputRequest`]'s module for why it has a
+    /// name). The default ignores the name and asks through [`elicit`](Self::elicit),
+    /// [`sample`](Self::sample) or [`list_roots`](Self::list_roots); a caller that answers
+    /// in a later request, by name, overrides it.
+    fn ask(&self, key: &str, request: InputRequest) -> BoxFuture<'_, Result<InputResponse, CallerError>> {
+        let _ = key;
+        match request {
+            InputRequest::Elicit(request) => {
+                let answer = self.elicit(request);
+                Box::pin(async move { answer.await.map(InputResponse::Elicit) })
+            }
+            InputRequest::Sample(request) => {
+                let answer = self.sample(*request);
+                Box::pin(async move { answer.await.map(InputResponse::Sample) })
+            }
+            InputRequest::ListRoots => {
+                let answer = self.list_roots();
+                Box::pin(async move { answer.await.map(InputResponse::Roots) })
+            }
+        }
+    }
+
+    /// The value a step named `key` produced in an earlier run of this call, if the caller
+    /// kept it ([`ToolContext::remember`](crate::context::ToolContext::remember)). The
+    /// default keeps nothing.
+    fn recall(&self, key: &str) -> Option<serde_json::Value> {
+        let _ = key;
+        None
+    }
+
+    /// Keeps the value of the step named `key` for a later run of this call. The default
+    /// drops it.
+    fn keep(&self, key: &str, value: serde_json::Value) {
+        let _ = (key, value);
+    }
 }
 
 /// A shared caller, so an application can keep a handle on the one it gives a registry.
@@ -82,6 +127,22 @@ impl<C: Caller + ?Sized> Caller for std::sync::Arc<C> {
 
     fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<SamplingResponse, CallerError>> {
         (**self).sample(request)
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, CallerError>> {
+        (**self).list_roots()
+    }
+
+    fn ask(&self, key: &str, request: InputRequest) -> BoxFuture<'_, Result<InputResponse, CallerError>> {
+        (**self).ask(key, request)
+    }
+
+    fn recall(&self, key: &str) -> Option<serde_json::Value> {
+        (**self).recall(key)
+    }
+
+    fn keep(&self, key: &str, value: serde_json::Value) {
+        (**self).keep(key, value);
     }
 }
 

@@ -165,3 +165,73 @@ async fn an_answer_that_does_not_fit_the_form_is_an_error_not_a_guess() {
         result.text()
     );
 }
+
+/// Keeps what tools remember, as a caller that runs a call again would.
+#[derive(Default)]
+struct Keeper {
+    kept: Mutex<std::collections::BTreeMap<String, Value>>,
+}
+
+impl Caller for Keeper {
+    fn recall(&self, key: &str) -> Option<Value> {
+        self.kept.lock().unwrap().get(key).cloned()
+    }
+
+    fn keep(&self, key: &str, value: Value) {
+        self.kept.lock().unwrap().insert(key.to_owned(), value);
+    }
+}
+
+#[tokio::test]
+async fn a_remembered_step_runs_once_per_keeping_caller_and_always_without_one() {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let step = |runs: Arc<std::sync::atomic::AtomicUsize>| async move {
+        Ok::<_, ToolError>(runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1)
+    };
+    let keeper: Arc<dyn Caller> = Arc::new(Keeper::default());
+    let ctx = ToolContext::new("c1").with_caller(keeper.clone());
+    assert_eq!(ctx.remember("charge", step(runs.clone())).await.unwrap(), 1);
+    // The call runs again with the same caller: the step's first value comes back.
+    let again = ToolContext::new("c1").with_caller(keeper);
+    assert_eq!(again.remember("charge", step(runs.clone())).await.unwrap(), 1);
+    // A value kept under the name that is not of the step's type runs it again.
+    assert_eq!(
+        again
+            .remember::<String, _>("charge", async { Ok("s".to_owned()) })
+            .await
+            .unwrap(),
+        "s"
+    );
+    // Without a caller that keeps values, the step simply runs.
+    let plain = ToolContext::new("c2");
+    assert_eq!(plain.remember("charge", step(runs.clone())).await.unwrap(), 2);
+    let failed = plain
+        .remember::<u32, _>("broken", async { Err(ToolError::new("no")) })
+        .await;
+    assert!(failed.is_err());
+}
+
+#[tokio::test]
+async fn a_named_question_reaches_the_callers_own_methods_by_default() {
+    let ctx = ToolContext::new("c").with_caller(Arc::new(Scripted::default()));
+    let form = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let answer = ctx
+        .ask(
+            "user_name",
+            InputRequest::Elicit(ElicitRequest::form("Name?", form)),
+        )
+        .await
+        .unwrap();
+    let InputResponse::Elicit(answer) = answer else {
+        panic!("another kind of answer: {answer:?}");
+    };
+    assert_eq!(answer.content.unwrap()["name"], "Ada");
+    let roots = ctx.ask("roots", InputRequest::ListRoots).await.unwrap_err();
+    assert!(roots.to_string().contains("list its roots"), "{roots}");
+    assert!(ctx.list_roots().await.is_err());
+    let none = ToolContext::new("c")
+        .ask("q", InputRequest::ListRoots)
+        .await
+        .unwrap_err();
+    assert!(matches!(none, CallerError::NotAvailable { .. }), "{none}");
+}

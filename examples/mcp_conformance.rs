@@ -28,7 +28,10 @@ use agent_tools::mcp::McpHandler;
 use agent_tools::serde_json::{self, Value, json};
 use agent_tools::{
     ToolContext, ToolError, ToolOutput, ToolRegistry,
-    caller::{Elicited, LogLevel, SamplingMessage, SamplingRequest},
+    caller::{
+        CallerError, ElicitRequest, Elicited, InputRequest, InputResponse, LogLevel, SamplingMessage,
+        SamplingRequest,
+    },
     output::{Audio, Content, Image},
     tool::DynamicTool,
     toolset,
@@ -169,6 +172,158 @@ impl ConformanceTools {
         let answer = ctx.elicit::<Choices>("Please choose").await?;
         Ok(format!("Elicitation completed: {}", describe(&answer)))
     }
+
+    // The input-required scenarios (MCP 2026-07-28, SEP-2322) name each question: a tool
+    // asks with `ctx.ask(name, …)`, and a client on 2026-07-28 gets the questions back as
+    // an input-required result and calls again with the answers under those names.
+
+    /// Asks the user's name (SEP-2322, one elicitation).
+    #[tool(read_only)]
+    async fn test_input_required_result_elicitation(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let name = ask_form(ctx, "user_name", "What is your name?", "name", "string").await?;
+        Ok(format!("Hello, {}!", text_of(&name)))
+    }
+
+    /// Asks the client's model a question (SEP-2322, one sampling request).
+    #[tool(read_only)]
+    async fn test_input_required_result_sampling(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let answer = ask_model(ctx, "capital_question", "What is the capital of France?", 100).await?;
+        Ok(format!("LLM response: {answer}"))
+    }
+
+    /// Asks for the client's roots (SEP-2322, one roots/list request).
+    #[tool(read_only)]
+    async fn test_input_required_result_list_roots(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let roots = ask_roots(ctx, "client_roots").await?;
+        Ok(format!("Client roots: {roots}"))
+    }
+
+    /// Asks for a confirmation; the answer comes back with the sealed request state.
+    #[tool(read_only)]
+    async fn test_input_required_result_request_state(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let ok = ask_form(ctx, "confirm", "Please confirm", "ok", "boolean").await?;
+        Ok(format!("state-ok: confirmed={ok}"))
+    }
+
+    /// Asks the user, the model and for the roots at once: one round, three questions.
+    #[tool(read_only)]
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, ToolError> {
+        let (name, greeting, roots) = tokio::try_join!(
+            ask_form(ctx, "user_name", "What is your name?", "name", "string"),
+            ask_model(ctx, "greeting", "Generate a greeting", 50),
+            ask_roots(ctx, "client_roots"),
+        )?;
+        Ok(format!(
+            "name={}, greeting={greeting}, roots={roots}",
+            text_of(&name)
+        ))
+    }
+
+    /// Asks one question, then another: two rounds.
+    #[tool(read_only)]
+    async fn test_input_required_result_multi_round(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let name = ask_form(ctx, "step1", "Step 1: What is your name?", "name", "string").await?;
+        let color = ask_form(
+            ctx,
+            "step2",
+            "Step 2: What is your favorite color?",
+            "color",
+            "string",
+        )
+        .await?;
+        Ok(format!("{} likes {}", text_of(&name), text_of(&color)))
+    }
+
+    /// Asks the user (when the client takes forms) and the model: a question of a kind
+    /// the client did not declare fails at once with `NotAvailable` and never reaches it.
+    #[tool(read_only)]
+    async fn test_input_required_result_capabilities(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let form =
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+        let question = InputRequest::Elicit(ElicitRequest::form("What is your name?", form));
+        let name = match ctx.ask("user_name", question).await {
+            Ok(InputResponse::Elicit(answer)) => answer
+                .content
+                .and_then(|content| content.get("name").map(text_of))
+                .unwrap_or_default(),
+            Err(CallerError::NotAvailable { .. }) => "(the client takes no forms)".to_owned(),
+            Ok(_) => {
+                return Err(ToolError::new(
+                    "the client answered a question with something else",
+                ));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let greeting = ask_model(ctx, "greeting", "Generate a greeting", 50).await?;
+        Ok(format!("name={name}, greeting={greeting}"))
+    }
+
+    /// Asks for a confirmation; a changed request state is refused before the tool runs.
+    #[tool(read_only)]
+    async fn test_input_required_result_tampered_state(
+        &self,
+        ctx: &ToolContext,
+    ) -> Result<String, ToolError> {
+        let ok = ask_form(ctx, "confirm", "Please confirm", "ok", "boolean").await?;
+        Ok(format!("state-ok: confirmed={ok}"))
+    }
+}
+
+/// Asks the form question `key` with one required `field` of JSON Schema type `kind`, and
+/// returns the field's value (null when the user declined).
+async fn ask_form(
+    ctx: &ToolContext,
+    key: &str,
+    message: &str,
+    field: &str,
+    kind: &str,
+) -> Result<Value, ToolError> {
+    let form = json!({"type": "object", "properties": {field: {"type": kind}}, "required": [field]});
+    match ctx
+        .ask(key, InputRequest::Elicit(ElicitRequest::form(message, form)))
+        .await?
+    {
+        InputResponse::Elicit(answer) => Ok(answer
+            .content
+            .and_then(|content| content.get(field).cloned())
+            .unwrap_or(Value::Null)),
+        _ => Err(ToolError::new(
+            "the client answered a question with something else",
+        )),
+    }
+}
+
+/// Asks the client's model `prompt` as the question `key` and returns its text.
+async fn ask_model(ctx: &ToolContext, key: &str, prompt: &str, max_tokens: u32) -> Result<String, ToolError> {
+    let request = SamplingRequest::new(vec![SamplingMessage::user(prompt)], max_tokens);
+    match ctx.ask(key, InputRequest::sample(request)).await? {
+        InputResponse::Sample(answer) => Ok(answer.text()),
+        _ => Err(ToolError::new(
+            "the client answered a question with something else",
+        )),
+    }
+}
+
+/// Asks for the client's roots as the question `key` and lists their URIs.
+async fn ask_roots(ctx: &ToolContext, key: &str) -> Result<String, ToolError> {
+    match ctx.ask(key, InputRequest::ListRoots).await? {
+        InputResponse::Roots(roots) => Ok(roots
+            .iter()
+            .map(|root| root.uri.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")),
+        _ => Err(ToolError::new(
+            "the client answered a question with something else",
+        )),
+    }
+}
+
+/// A JSON value as text: a string without its quotes.
+fn text_of(value: &Value) -> String {
+    value.as_str().map_or_else(|| value.to_string(), str::to_owned)
 }
 
 // The forms of the elicitation tools. `ctx.elicit::<T>` sends the form schemars derives

@@ -14,13 +14,15 @@
 
 use std::sync::Arc;
 
+use agent_tools_core::caller::Caller;
 use agent_tools_core::{
     Dialect, ToolCall, ToolRegistry, audit::Outcome, dialect::DefinitionOptions, registry::ToolChanges,
     search::ToolVisibility, trace::TraceContext,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, ToolsCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -29,8 +31,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::authorized::Authorized;
 use super::client_caller::{ClientCaller, SessionLogLevel};
+use super::input_round::{InputRound, RoundEnd, run_round, wire_request};
 use super::loaded_tools::LoadedTools;
 use super::notify::Notifier;
+use super::request_state::{Binding, RoundState, StateSeal};
 use crate::wire::{caller, tools};
 
 /// Serves the tools of a [`ToolRegistry`] to MCP clients.
@@ -71,6 +75,10 @@ pub struct McpHandler {
     loaded: Arc<LoadedTools>,
     /// Served without sessions: nothing reaches a client outside its own request.
     stateless: bool,
+    /// Seals the `requestState` of input-required results (MCP 2026-07-28).
+    request_state: Arc<StateSeal>,
+    /// How long a 2026-07-28 client may keep a tool list (`ttlMs`).
+    list_ttl: std::time::Duration,
 }
 
 /// Cancels its token on drop.
@@ -101,7 +109,31 @@ impl McpHandler {
             log_level: Arc::default(),
             loaded: Arc::default(),
             stateless: false,
+            request_state: Arc::new(StateSeal::random()),
+            list_ttl: std::time::Duration::ZERO,
         }
+    }
+
+    /// How long a client on MCP 2026-07-28 may use a tool list before asking again (the
+    /// list's `ttlMs` cache hint). The default is zero, ask every time: a registry can
+    /// change while served (tools registered, a mounted server's list changing) and a
+    /// client should not call a tool that is gone. Raise it for a registry that does not
+    /// change after it is served. The list's `cacheScope` is `private` when the list
+    /// depends on the caller's OAuth token, else `public`.
+    pub fn list_cache_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// The key that seals the `requestState` of input-required results (clients on MCP
+    /// 2026-07-28 get one when a tool asks a question; see
+    /// [`ToolContext::ask`](agent_tools_core::ToolContext::ask)). Replicas behind one
+    /// address must share it, or a client's next request may reach a replica that cannot
+    /// open the state; the default is a random key, good for one process. Keep it secret:
+    /// it both hides the state from the client and proves it unchanged.
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.request_state = Arc::new(StateSeal::new(&key));
+        self
     }
 
     /// The name and version clients see in `serverInfo`.
@@ -144,23 +176,29 @@ impl McpHandler {
     /// The call for a `tools/call` request: the request id as call id, the request's
     /// cancellation, the client as its caller, the principal and what it may see when
     /// the request was authorized, and progress forwarded when the client asked for it.
+    /// With `round`, the call's questions are answered from it (MCP 2026-07-28); without,
+    /// they go to the client on the call's stream.
     fn tool_call(
         &self,
-        request: CallToolRequestParams,
+        name: String,
+        arguments: Value,
         context: &RequestContext<RoleServer>,
         visibility: Option<&ToolVisibility>,
+        round: Option<Arc<InputRound>>,
     ) -> (ToolCall, Notifier) {
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
         let notifier = Notifier::new(context.peer.clone());
-        let caller = ClientCaller::new(
-            context.peer.clone(),
-            context.id.clone(),
-            self.log_level.clone(),
-            notifier.queue(),
-        );
-        let mut call = ToolCall::new(context.id.to_string(), request.name, arguments)
+        let caller: Arc<dyn Caller> = match round {
+            Some(round) => round,
+            None => Arc::new(ClientCaller::new(
+                context.peer.clone(),
+                context.id.clone(),
+                self.log_level.clone(),
+                notifier.queue(),
+            )),
+        };
+        let mut call = ToolCall::new(context.id.to_string(), name, arguments)
             .with_cancellation(context.ct.clone())
-            .with_caller(Arc::new(caller));
+            .with_caller(caller);
         if let Some(authorized) = Authorized::of(context) {
             call = call.with_principal(authorized.principal.clone());
         }
@@ -179,6 +217,25 @@ impl McpHandler {
             call = call.with_trace_context(trace);
         }
         (call, notifier)
+    }
+}
+
+impl McpHandler {
+    /// The input-required result of a call that asked `asked`, with `state` sealed for the
+    /// call `binding` describes.
+    fn input_required(
+        &self,
+        asked: std::collections::BTreeMap<String, agent_tools_core::caller::InputRequest>,
+        state: RoundState,
+        binding: &Binding,
+    ) -> Result<InputRequiredResult, McpError> {
+        let requests = asked
+            .into_iter()
+            .map(|(key, request)| wire_request(request).map(|request| (key, request)))
+            .collect::<Result<_, _>>()
+            .map_err(|error| McpError::internal_error(format!("cannot send a question: {error}"), None))?;
+        let sealed = self.request_state.seal(state, binding);
+        Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
     }
 }
 
@@ -207,7 +264,23 @@ impl ServerHandler for McpHandler {
             .map(tools::tool_definition)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
-        Ok(ListToolsResult::with_all_items(tools))
+        let listed = ListToolsResult::with_all_items(tools);
+        if !context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+        {
+            return Ok(listed);
+        }
+        // Cache hints (SEP-2549), which 2026-07-28 requires on lists. A list that depends
+        // on the caller's token is the caller's alone.
+        let scope = if visibility.is_some() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        Ok(listed
+            .with_ttl_ms(self.list_ttl.as_millis().try_into().unwrap_or(u64::MAX))
+            .with_cache_scope(scope))
     }
 
     async fn call_tool(
@@ -219,9 +292,48 @@ impl ServerHandler for McpHandler {
         // naming the scopes that would; for any request it could not read, the call's
         // visibility makes such a tool an unknown one (`tool_call`).
         let visibility = Authorized::of(&context).map(Authorized::visibility);
-        let (call, notifier) = self.tool_call(request, &context, visibility.as_ref());
-        let result = self.registry.call(call).await;
-        notifier.finish().await;
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let name = request.name.into_owned();
+        let in_rounds = context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        let result = if in_rounds {
+            let principal = Authorized::of(&context).map(|authorized| authorized.principal.subject.clone());
+            let binding = Binding::new(&name, &arguments, principal.as_deref());
+            let state = match &request.request_state {
+                Some(text) => self
+                    .request_state
+                    .open(text, &binding)
+                    .map_err(|error| McpError::invalid_params(error.to_string(), None))?,
+                None => RoundState::default(),
+            };
+            let responses = request.input_responses.unwrap_or_default();
+            let capabilities = context.client_capabilities().unwrap_or_default();
+            let round = Arc::new(InputRound::new(state, responses, capabilities));
+            let (call, notifier) = self.tool_call(
+                name,
+                arguments,
+                &context,
+                visibility.as_ref(),
+                Some(round.clone()),
+            );
+            let ended = run_round(&round, self.registry.call(call)).await;
+            notifier.finish().await;
+            match ended {
+                RoundEnd::Finished(result) => result,
+                RoundEnd::InputRequired(asked, state) => {
+                    return self
+                        .input_required(asked, state, &binding)
+                        .map(CallToolResponse::from);
+                }
+                RoundEnd::InvalidAnswer(problem) => return Err(McpError::invalid_params(problem, None)),
+            }
+        } else {
+            let (call, notifier) = self.tool_call(name, arguments, &context, visibility.as_ref(), None);
+            let result = self.registry.call(call).await;
+            notifier.finish().await;
+            result
+        };
         // A search that found deferred tools lists them to this session from now on (only
         // those the caller reaches, as a search finds no other).
         if !self.stateless

@@ -13,6 +13,8 @@
 //!   [`http_auth`] deciding who may connect over HTTP and [`error`] why serving stopped;
 //! - [`client_caller`]: the client as a served call's caller, its [`notify`] queue, and
 //!   [`own_requests`], our requests to the client without progress tokens;
+//! - [`input_round`]: a call's questions answered in a later request (MCP 2026-07-28's
+//!   input-required results), with the [`request_state`] it leaves sealed;
 //! - [`loaded_tools`]: the deferred tools a session's searches found;
 //! - [`authorized`]: who an HTTP request was authenticated as, from OAuth to the handler.
 
@@ -22,9 +24,11 @@ mod error;
 mod handler;
 mod http;
 pub(crate) mod http_auth;
+mod input_round;
 mod loaded_tools;
 mod notify;
 mod own_requests;
+mod request_state;
 mod stdio;
 
 pub use error::ServeError;

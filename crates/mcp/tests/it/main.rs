@@ -14,4 +14,5 @@ mod oauth_client;
 mod oauth_resource;
 #[cfg(feature = "oauth")]
 mod oauth_tool_search;
+mod revision_2026;
 mod serve;

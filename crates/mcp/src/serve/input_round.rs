@@ -1,0 +1,268 @@
+//! A served call's questions answered in a later request: MCP 2026-07-28's
+//! input-required results (SEP-2322).
+//!
+//! From 2026-07-28 a server may not send the client requests of its own (no
+//! `elicitation/create` or `sampling/createMessage` on the call's stream); a call that
+//! needs input ends with an `InputRequiredResult` naming its questions, and the client
+//! calls again with the answers. [`InputRound`] is the [`Caller`] of such a call: a
+//! question it has an answer for is answered at once; one it has not is noted and never
+//! answered, and [`run_round`] ends the call there, dropping it, with every question it
+//! asked up to that point. The next request runs the call again from its start, with the
+//! answers (and the values the tool kept) from the sealed state and the request.
+//!
+//! So a tool runs once per round: what it does before asking is done again unless it is
+//! kept with [`ToolContext::remember`](agent_tools_core::ToolContext::remember). Questions
+//! asked without a name (`elicit`, `sample`, `list_roots`) are named by kind and order
+//! (`elicit-1`, …), which holds as long as the tool asks in the same order each run.
+//!
+//! An answer that does not fit its question (a number where an elicitation result
+//! belongs) ends the call with a protocol error (`-32602`) naming the question; answers
+//! to questions the tool did not ask are ignored. A question of a kind the client did not
+//! declare (its `clientCapabilities`) fails in the tool with `NotAvailable`, as on a
+//! session.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Mutex;
+use std::task::Poll;
+
+use agent_tools_core::caller::{
+    Caller, CallerError, ElicitRequest, ElicitResponse, InputRequest, InputResponse, LogMessage, Root,
+    SamplingRequest, SamplingResponse,
+};
+use agent_tools_core::tool::BoxFuture;
+use rmcp::model::ClientCapabilities;
+use serde_json::{Value, json};
+
+use super::request_state::RoundState;
+use crate::wire::caller;
+
+/// The caller of one run of a call under MCP 2026-07-28.
+pub(crate) struct InputRound {
+    /// Answers by question name: the state's and the request's.
+    answers: BTreeMap<String, Value>,
+    capabilities: ClientCapabilities,
+    inner: Mutex<RoundInner>,
+}
+
+#[derive(Default)]
+struct RoundInner {
+    /// Questions asked and not answered in this run.
+    asked: BTreeMap<String, InputRequest>,
+    /// Answers the tool used in this run, carried to the next one.
+    used: BTreeMap<String, Value>,
+    /// Values the tool kept.
+    kept: BTreeMap<String, Value>,
+    /// Questions asked without a name, counted by kind.
+    unnamed: HashMap<&'static str, usize>,
+    /// The first answer that did not fit its question.
+    invalid: Option<String>,
+}
+
+/// How a run ended.
+pub(crate) enum RoundEnd<T> {
+    /// The call finished.
+    Finished(T),
+    /// The call asked these questions; the state holds what the next run needs.
+    InputRequired(BTreeMap<String, InputRequest>, RoundState),
+    /// An answer did not fit its question.
+    InvalidAnswer(String),
+}
+
+impl InputRound {
+    /// A run with the answers of `state` (earlier rounds) and `responses` (this request),
+    /// for a client that declared `capabilities`.
+    pub(crate) fn new(
+        state: RoundState,
+        responses: BTreeMap<String, Value>,
+        capabilities: ClientCapabilities,
+    ) -> Self {
+        let mut answers = state.answers;
+        answers.extend(responses);
+        Self {
+            answers,
+            capabilities,
+            inner: Mutex::new(RoundInner {
+                kept: state.kept,
+                ..RoundInner::default()
+            }),
+        }
+    }
+
+    fn inner(&self) -> std::sync::MutexGuard<'_, RoundInner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn declared(&self, request: &InputRequest) -> bool {
+        match request {
+            InputRequest::Elicit(ElicitRequest::Url { .. }) => self
+                .capabilities
+                .elicitation
+                .as_ref()
+                .is_some_and(|elicitation| elicitation.url.is_some()),
+            InputRequest::Elicit(_) => self.capabilities.elicitation.is_some(),
+            InputRequest::Sample(_) => self.capabilities.sampling.is_some(),
+            InputRequest::ListRoots => self.capabilities.roots.is_some(),
+            _ => false,
+        }
+    }
+
+    /// The next name for a question of `kind` asked without one.
+    fn unnamed_key(&self, kind: &'static str) -> String {
+        let mut inner = self.inner();
+        let count = inner.unnamed.entry(kind).or_default();
+        *count += 1;
+        format!("{kind}-{count}")
+    }
+
+    async fn ask_named(&self, key: String, request: InputRequest) -> Result<InputResponse, CallerError> {
+        if !self.declared(&request) {
+            return Err(CallerError::not_available(request.what()));
+        }
+        let Some(answer) = self.answers.get(&key) else {
+            self.inner().asked.insert(key, request);
+            // Never answered in this run: `run_round` ends it here.
+            return std::future::pending().await;
+        };
+        match response_for(&request, answer.clone()) {
+            Ok(response) => {
+                self.inner().used.insert(key, answer.clone());
+                Ok(response)
+            }
+            Err(problem) => {
+                let message = format!("the answer to `{key}` {problem}");
+                self.inner().invalid.get_or_insert(message.clone());
+                Err(CallerError::failed(message))
+            }
+        }
+    }
+}
+
+impl Caller for InputRound {
+    /// Logging is deprecated in 2026-07-28 (SEP-2577) and has no stream here: the
+    /// message goes only to the `tracing` event `ToolContext::log` emits.
+    fn log(&self, _message: LogMessage) {}
+
+    fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
+        let key = self.unnamed_key("elicit");
+        Box::pin(async move {
+            match self.ask_named(key, InputRequest::Elicit(request)).await? {
+                InputResponse::Elicit(response) => Ok(response),
+                _ => Err(wrong_kind()),
+            }
+        })
+    }
+
+    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<SamplingResponse, CallerError>> {
+        let key = self.unnamed_key("sample");
+        Box::pin(async move {
+            match self.ask_named(key, InputRequest::sample(request)).await? {
+                InputResponse::Sample(response) => Ok(response),
+                _ => Err(wrong_kind()),
+            }
+        })
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, CallerError>> {
+        let key = self.unnamed_key("roots");
+        Box::pin(async move {
+            match self.ask_named(key, InputRequest::ListRoots).await? {
+                InputResponse::Roots(roots) => Ok(roots),
+                _ => Err(wrong_kind()),
+            }
+        })
+    }
+
+    fn ask(&self, key: &str, request: InputRequest) -> BoxFuture<'_, Result<InputResponse, CallerError>> {
+        Box::pin(self.ask_named(key.to_owned(), request))
+    }
+
+    fn recall(&self, key: &str) -> Option<Value> {
+        self.inner().kept.get(key).cloned()
+    }
+
+    fn keep(&self, key: &str, value: Value) {
+        self.inner().kept.insert(key.to_owned(), value);
+    }
+}
+
+fn wrong_kind() -> CallerError {
+    CallerError::failed("the answer is of another kind than the question")
+}
+
+/// Runs `call` with `round` as its caller until it finishes or asks a question it has no
+/// answer for; then the call is dropped (cancelled at the question) and the questions it
+/// asked so far are returned. Questions asked together (`join`) are all in one round.
+pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = T>) -> RoundEnd<T> {
+    let mut call = pin!(call);
+    std::future::poll_fn(|cx| {
+        let finished = call.as_mut().poll(cx);
+        let mut inner = round.inner();
+        if let Some(problem) = inner.invalid.take() {
+            return Poll::Ready(RoundEnd::InvalidAnswer(problem));
+        }
+        if let Poll::Ready(output) = finished {
+            return Poll::Ready(RoundEnd::Finished(output));
+        }
+        if inner.asked.is_empty() {
+            return Poll::Pending;
+        }
+        let asked = std::mem::take(&mut inner.asked);
+        let state = RoundState::new(std::mem::take(&mut inner.used), std::mem::take(&mut inner.kept));
+        Poll::Ready(RoundEnd::InputRequired(asked, state))
+    })
+    .await
+}
+
+/// The answer `value` read as the response to `request`, or what is wrong with it.
+// Roots are deprecated in 2026-07-28 (SEP-2577) yet one of the three questions SEP-2322
+// lets a server ask, and clients answer them.
+#[allow(deprecated)]
+fn response_for(request: &InputRequest, value: Value) -> Result<InputResponse, String> {
+    match request {
+        InputRequest::Elicit(_) => serde_json::from_value(value)
+            .map(|result| InputResponse::Elicit(caller::elicit_response(result)))
+            .map_err(|error| format!("is not an elicitation result: {error}")),
+        InputRequest::Sample(_) => serde_json::from_value(value)
+            .map_err(|error| format!("is not a sampling result: {error}"))
+            .and_then(|result| {
+                caller::sampling_response(&result)
+                    .map(InputResponse::Sample)
+                    .map_err(|error| error.to_string())
+            }),
+        InputRequest::ListRoots => serde_json::from_value::<rmcp::model::ListRootsResult>(value)
+            .map(|result| {
+                InputResponse::Roots(
+                    result
+                        .roots
+                        .into_iter()
+                        .map(|root| {
+                            let named = Root::new(root.uri);
+                            match root.name {
+                                Some(name) => named.with_name(name),
+                                None => named,
+                            }
+                        })
+                        .collect(),
+                )
+            })
+            .map_err(|error| format!("is not a roots/list result: {error}")),
+        _ => Err("answers a question this server does not ask".to_owned()),
+    }
+}
+
+/// `request` as the wire's `InputRequest` (a JSON-RPC request without an id).
+pub(crate) fn wire_request(request: InputRequest) -> Result<rmcp::model::InputRequest, CallerError> {
+    let wire = match request {
+        InputRequest::Elicit(request) => {
+            json!({"method": "elicitation/create", "params": caller::elicit_params(request)?})
+        }
+        InputRequest::Sample(request) => {
+            json!({"method": "sampling/createMessage", "params": caller::sampling_params(*request)?})
+        }
+        InputRequest::ListRoots => json!({"method": "roots/list", "params": {}}),
+        _ => return Err(CallerError::failed("a question this server cannot send")),
+    };
+    serde_json::from_value(wire).map_err(CallerError::failed)
+}

@@ -1,0 +1,252 @@
+//! MCP 2026-07-28 over real HTTP on 127.0.0.1, with requests written by hand as the
+//! conformance suite writes them, so the test sees the wire: input-required results
+//! (SEP-2322) — a tool's question comes back as an `InputRequiredResult`, the answers come
+//! in the next request with the sealed `requestState`, and the state is refused when it is
+//! changed, moved to another call or used twice — and the cache hints of lists.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_tools_core::caller::{ElicitRequest, InputRequest, InputResponse};
+use agent_tools_core::{ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
+use agent_tools_mcp::{HttpServer, serve_http};
+use serde_json::{Value, json};
+
+/// The capabilities a 2026 client declares on each request.
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
+    })
+}
+
+/// Posts a 2026-07-28 `tools/call` of `tool` with `extra` params; the JSON-RPC response.
+async fn call(server: &HttpServer, tool: &str, arguments: Value, extra: Value) -> Value {
+    let mut params = json!({"name": tool, "arguments": arguments});
+    if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+        params.extend(extra);
+    }
+    post(server, "tools/call", Some(tool), params).await
+}
+
+/// Posts a 2026-07-28 request of `method` (naming `name` in its headers) with `params`
+/// and the client's `_meta`; the JSON-RPC response.
+async fn post(server: &HttpServer, method: &str, name: Option<&str>, mut params: Value) -> Value {
+    if let Some(params) = params.as_object_mut() {
+        params.insert("_meta".to_owned(), meta());
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = reqwest::Client::new()
+        .post(server.url())
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let response = request
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the server answers");
+    let text = response.text().await.expect("a body");
+    // A JSON body, or an event stream whose last data line is the response.
+    let json = text
+        .lines()
+        .rev()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find(|data| !data.trim().is_empty())
+        .unwrap_or(&text)
+        .trim()
+        .to_owned();
+    serde_json::from_str(&json).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
+}
+
+/// A tool that charges once (counted), then asks for a confirmation by name.
+fn confirming_tool(charges: Arc<AtomicUsize>) -> DynamicTool {
+    let schema = json!({"type": "object", "properties": {"amount": {"type": "integer"}}});
+    DynamicTool::new(
+        "pay",
+        "Pays after a confirmation.",
+        schema,
+        move |args: Value, ctx: ToolContext| {
+            let charges = charges.clone();
+            async move {
+                // Kept across rounds: the charge is not made again when the client answers.
+                let receipt: String = ctx
+                    .remember("charge", async {
+                        let n = charges.fetch_add(1, Ordering::SeqCst) + 1;
+                        Ok(format!("receipt-{n}"))
+                    })
+                    .await?;
+                let form =
+                    json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+                let question = InputRequest::Elicit(ElicitRequest::form("Confirm the payment?", form));
+                let InputResponse::Elicit(answer) = ctx.ask("confirm", question).await? else {
+                    return Err(ToolError::new("another kind of answer"));
+                };
+                let ok = answer.content.and_then(|content| content.get("ok").cloned());
+                Ok::<_, ToolError>(format!(
+                    "{} {receipt} confirmed={}",
+                    args["amount"],
+                    ok.unwrap_or(Value::Null)
+                ))
+            }
+        },
+    )
+}
+
+async fn server() -> (HttpServer, Arc<AtomicUsize>) {
+    let charges = Arc::new(AtomicUsize::new(0));
+    let registry = ToolRegistry::new();
+    registry
+        .register(confirming_tool(charges.clone()))
+        .expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    (server, charges)
+}
+
+fn accept(ok: bool) -> Value {
+    json!({"confirm": {"action": "accept", "content": {"ok": ok}}})
+}
+
+#[tokio::test]
+async fn a_question_comes_back_as_input_required_and_the_answer_finishes_the_call() {
+    let (server, charges) = server().await;
+    let first = call(&server, "pay", json!({"amount": 5}), json!({})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(result["inputRequests"]["confirm"]["method"], "elicitation/create");
+    assert_eq!(
+        result["inputRequests"]["confirm"]["params"]["message"],
+        "Confirm the payment?"
+    );
+    let state = result["requestState"]
+        .as_str()
+        .expect("a request state")
+        .to_owned();
+    assert!(!state.contains("receipt"), "the state is sealed: {state}");
+
+    let second = call(
+        &server,
+        "pay",
+        json!({"amount": 5}),
+        json!({"inputResponses": accept(true), "requestState": state}),
+    )
+    .await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "5 receipt-1 confirmed=true",
+        "{second}"
+    );
+    assert_eq!(charges.load(Ordering::SeqCst), 1, "the kept step ran once");
+}
+
+#[tokio::test]
+async fn a_changed_moved_or_reused_state_is_refused() {
+    let (server, charges) = server().await;
+    let first = call(&server, "pay", json!({"amount": 5}), json!({})).await;
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("a request state")
+        .to_owned();
+
+    // Changed.
+    let tampered = format!("{state}-TAMPERED");
+    let refused = call(
+        &server,
+        "pay",
+        json!({"amount": 5}),
+        json!({"inputResponses": accept(true), "requestState": tampered}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // Moved to a call with other arguments: the state is bound to the call.
+    let moved = call(
+        &server,
+        "pay",
+        json!({"amount": 5000}),
+        json!({"inputResponses": accept(true), "requestState": state}),
+    )
+    .await;
+    assert_eq!(moved["error"]["code"], -32602, "{moved}");
+    // Used once, then again.
+    let used = call(
+        &server,
+        "pay",
+        json!({"amount": 5}),
+        json!({"inputResponses": accept(true), "requestState": state}),
+    )
+    .await;
+    assert!(used["result"]["content"].is_array(), "{used}");
+    let replayed = call(
+        &server,
+        "pay",
+        json!({"amount": 5}),
+        json!({"inputResponses": accept(true), "requestState": state}),
+    )
+    .await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(
+        replayed["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("used already")
+    );
+    assert_eq!(charges.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_answer_that_does_not_fit_is_a_protocol_error_and_extra_answers_are_ignored() {
+    let (server, _charges) = server().await;
+    let wrong = call(
+        &server,
+        "pay",
+        json!({"amount": 1}),
+        json!({"inputResponses": {"confirm": 12345}}),
+    )
+    .await;
+    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
+    assert!(
+        wrong["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("`confirm`"),
+        "{wrong}"
+    );
+
+    let extra =
+        json!({"confirm": {"action": "accept", "content": {"ok": false}}, "unknown": {"action": "accept"}});
+    let done = call(
+        &server,
+        "pay",
+        json!({"amount": 1}),
+        json!({"inputResponses": extra}),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "1 receipt-2 confirmed=false",
+        "{done}"
+    );
+
+    // Answers under other names re-ask the question.
+    let missing = call(
+        &server,
+        "pay",
+        json!({"amount": 2}),
+        json!({"inputResponses": {"other": {}}}),
+    )
+    .await;
+    assert_eq!(missing["result"]["resultType"], "input_required", "{missing}");
+}
+
+#[tokio::test]
+async fn a_tool_list_carries_cache_hints() {
+    let (server, _charges) = server().await;
+    let listed = post(&server, "tools/list", None, json!({})).await;
+    let result = &listed["result"];
+    assert_eq!(result["tools"][0]["name"], "pay", "{listed}");
+    assert_eq!(result["ttlMs"], 0, "a registry may change while served: {listed}");
+    assert_eq!(result["cacheScope"], "public", "{listed}");
+}

@@ -1,10 +1,11 @@
 //! Approval by asking the call's [`Caller`] to put a form to its user (over MCP,
-//! `elicitation/create` to the client).
+//! `elicitation/create` to the client, or for a 2026-07-28 client the question `approval`
+//! of an input-required result, answered in its next request).
 
 use serde_json::{Value, json};
 
 use super::{Approval, ApprovalRequest};
-use crate::caller::{Caller, CallerError, ElicitAction, ElicitRequest};
+use crate::caller::{Caller, CallerError, ElicitAction, ElicitRequest, InputRequest, InputResponse};
 
 /// The form's choices: (value, title).
 const CHOICES: [(&str, &str); 3] = [
@@ -13,11 +14,22 @@ const CHOICES: [(&str, &str); 3] = [
     ("deny", "Deny"),
 ];
 
+/// The name the approval's question goes by (see [`Caller::ask`]): a client that answers
+/// in a later request (MCP 2026-07-28) answers it under this name.
+const QUESTION: &str = "approval";
+
 /// Asks `caller`'s user about `request`; `None` when the caller cannot put a form to
 /// anyone.
 pub(crate) async fn ask_by_form(caller: &dyn Caller, request: &ApprovalRequest) -> Option<Approval> {
     let form = ElicitRequest::form(request.question(), form_schema());
-    match caller.elicit(form).await {
+    let answer = match caller.ask(QUESTION, InputRequest::elicit(form)).await {
+        Ok(InputResponse::Elicit(response)) => Ok(response),
+        Ok(_) => Err(CallerError::failed(
+            "the answer is of another kind than the question",
+        )),
+        Err(error) => Err(error),
+    };
+    match answer {
         Ok(response) => Some(match response.action {
             ElicitAction::Accept => from_form(response.content.as_ref()),
             ElicitAction::Decline => Approval::Deny(Some("the user declined".to_owned())),

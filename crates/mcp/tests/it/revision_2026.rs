@@ -250,3 +250,45 @@ async fn a_tool_list_carries_cache_hints() {
     assert_eq!(result["ttlMs"], 0, "a registry may change while served: {listed}");
     assert_eq!(result["cacheScope"], "public", "{listed}");
 }
+
+/// A policy that asks before `publish` runs puts the question to a 2026 client's user as
+/// the input-required question `approval`; the answer in the next request decides.
+#[tokio::test]
+async fn an_approval_is_asked_as_an_input_required_question() {
+    let policy = agent_tools_core::policy::Policy::builder()
+        .ask("publish")
+        .build()
+        .expect("a policy");
+    let registry = ToolRegistry::builder().policy(policy).build();
+    let schema = json!({"type": "object"});
+    let publish = DynamicTool::new(
+        "publish",
+        "Publish the crate.",
+        schema,
+        |_: Value, _ctx: ToolContext| async { Ok::<_, ToolError>("published") },
+    );
+    registry.register(publish).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    for (decision, is_error, expected) in [("allow_once", false, "published"), ("deny", true, "denied")] {
+        let first = call(&server, "publish", json!({}), json!({})).await;
+        let question = &first["result"]["inputRequests"]["approval"];
+        assert_eq!(question["method"], "elicitation/create", "{first}");
+        assert!(
+            question["params"]["requestedSchema"]["properties"]["decision"].is_object(),
+            "{first}"
+        );
+        let state = first["result"]["requestState"].clone();
+        let answer = json!({"approval": {"action": "accept", "content": {"decision": decision, "reason": "denied by the test"}}});
+        let second = call(
+            &server,
+            "publish",
+            json!({}),
+            json!({"inputResponses": answer, "requestState": state}),
+        )
+        .await;
+        let result = &second["result"];
+        assert_eq!(result["isError"], is_error, "{second}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains(expected), "{decision}: {text}");
+    }
+}

@@ -5,7 +5,7 @@
 //! are the registry's. It only translates: definitions from [`Dialect::Mcp`], results
 //! through [`Dialect::tool_result`], the request's cancellation token and progress token
 //! into the call, and registry changes into `notifications/tools/list_changed`. Each call
-//! gets the client as its [`Caller`](agent_tools_core::caller::Caller) ([`ClientCaller`]), so a tool's
+//! gets the client as its [`Caller`] ([`ClientCaller`]), so a tool's
 //! log messages, questions and sampling requests reach the client. With deferred tools,
 //! what a session's `tool_search` calls found joins that session's list
 //! ([`LoadedTools`]). Served with OAuth, each request's principal and the tools its

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::{Approval, ApprovalRequest};
-use crate::caller::{Caller, CallerError, ElicitAction, ElicitRequest, InputRequest, InputResponse};
+use crate::caller::{Caller, CallerError, ElicitAction, ElicitRequest, InputRequest};
 
 /// The form's choices: (value, title).
 const CHOICES: [(&str, &str); 3] = [
@@ -22,13 +22,14 @@ const QUESTION: &str = "approval";
 /// anyone.
 pub(crate) async fn ask_by_form(caller: &dyn Caller, request: &ApprovalRequest) -> Option<Approval> {
     let form = ElicitRequest::form(request.question(), form_schema());
-    let answer = match caller.ask(QUESTION, InputRequest::elicit(form)).await {
-        Ok(InputResponse::Elicit(response)) => Ok(response),
-        Ok(_) => Err(CallerError::failed(
-            "the answer is of another kind than the question",
-        )),
-        Err(error) => Err(error),
-    };
+    let answer = caller
+        .ask(QUESTION, InputRequest::elicit(form))
+        .await
+        .and_then(|answer| {
+            answer
+                .into_elicit()
+                .ok_or_else(|| CallerError::failed("the answer is of another kind than the question"))
+        });
     match answer {
         Ok(response) => Some(match response.action {
             ElicitAction::Accept => from_form(response.content.as_ref()),

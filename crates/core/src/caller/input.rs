@@ -58,6 +58,32 @@ pub enum InputResponse {
     Roots(Vec<Root>),
 }
 
+impl InputResponse {
+    /// The user's answer, if this is one.
+    pub fn into_elicit(self) -> Option<ElicitResponse> {
+        match self {
+            Self::Elicit(response) => Some(response),
+            _ => None,
+        }
+    }
+
+    /// The model's message, if this is one.
+    pub fn into_sample(self) -> Option<SamplingResponse> {
+        match self {
+            Self::Sample(response) => Some(response),
+            _ => None,
+        }
+    }
+
+    /// The client's roots, if this is the answer to [`InputRequest::ListRoots`].
+    pub fn into_roots(self) -> Option<Vec<Root>> {
+        match self {
+            Self::Roots(roots) => Some(roots),
+            _ => None,
+        }
+    }
+}
+
 /// A directory or file the client works in (MCP's `roots/list`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

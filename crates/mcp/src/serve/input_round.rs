@@ -116,6 +116,22 @@ impl InputRound {
         format!("{kind}-{count}")
     }
 
+    /// Asks `request` under the next name for its `kind` (`elicit-1`, …) and takes the
+    /// answer of that kind (`pick`; the answer was read as the question's kind).
+    fn ask_unnamed<T: Send + 'static>(
+        &self,
+        kind: &'static str,
+        request: InputRequest,
+        pick: fn(InputResponse) -> Option<T>,
+    ) -> BoxFuture<'_, Result<T, CallerError>> {
+        let key = self.unnamed_key(kind);
+        Box::pin(async move {
+            let response = self.ask_named(key, request).await?;
+            pick(response)
+                .ok_or_else(|| CallerError::failed("the answer is of another kind than the question"))
+        })
+    }
+
     async fn ask_named(&self, key: String, request: InputRequest) -> Result<InputResponse, CallerError> {
         if !self.declared(&request) {
             return Err(CallerError::not_available(request.what()));
@@ -145,33 +161,23 @@ impl Caller for InputRound {
     fn log(&self, _message: LogMessage) {}
 
     fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
-        let key = self.unnamed_key("elicit");
-        Box::pin(async move {
-            match self.ask_named(key, InputRequest::Elicit(request)).await? {
-                InputResponse::Elicit(response) => Ok(response),
-                _ => Err(wrong_kind()),
-            }
-        })
+        self.ask_unnamed(
+            "elicit",
+            InputRequest::elicit(request),
+            InputResponse::into_elicit,
+        )
     }
 
     fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<SamplingResponse, CallerError>> {
-        let key = self.unnamed_key("sample");
-        Box::pin(async move {
-            match self.ask_named(key, InputRequest::sample(request)).await? {
-                InputResponse::Sample(response) => Ok(response),
-                _ => Err(wrong_kind()),
-            }
-        })
+        self.ask_unnamed(
+            "sample",
+            InputRequest::sample(request),
+            InputResponse::into_sample,
+        )
     }
 
     fn list_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, CallerError>> {
-        let key = self.unnamed_key("roots");
-        Box::pin(async move {
-            match self.ask_named(key, InputRequest::ListRoots).await? {
-                InputResponse::Roots(roots) => Ok(roots),
-                _ => Err(wrong_kind()),
-            }
-        })
+        self.ask_unnamed("roots", InputRequest::ListRoots, InputResponse::into_roots)
     }
 
     fn ask(&self, key: &str, request: InputRequest) -> BoxFuture<'_, Result<InputResponse, CallerError>> {
@@ -185,10 +191,6 @@ impl Caller for InputRound {
     fn keep(&self, key: &str, value: Value) {
         self.inner().kept.insert(key.to_owned(), value);
     }
-}
-
-fn wrong_kind() -> CallerError {
-    CallerError::failed("the answer is of another kind than the question")
 }
 
 /// Runs `call` with `round` as its caller until it finishes or asks a question it has no

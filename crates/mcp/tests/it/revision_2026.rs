@@ -112,6 +112,12 @@ fn accept(ok: bool) -> Value {
     json!({"confirm": {"action": "accept", "content": {"ok": ok}}})
 }
 
+/// Calls `pay` of `amount` again, confirming, with `state` as the `requestState`.
+async fn confirm_with(server: &HttpServer, amount: u64, state: &str) -> Value {
+    let retry = json!({"inputResponses": accept(true), "requestState": state});
+    call(server, "pay", json!({"amount": amount}), retry).await
+}
+
 #[tokio::test]
 async fn a_question_comes_back_as_input_required_and_the_answer_finishes_the_call() {
     let (server, charges) = server().await;
@@ -129,13 +135,7 @@ async fn a_question_comes_back_as_input_required_and_the_answer_finishes_the_cal
         .to_owned();
     assert!(!state.contains("receipt"), "the state is sealed: {state}");
 
-    let second = call(
-        &server,
-        "pay",
-        json!({"amount": 5}),
-        json!({"inputResponses": accept(true), "requestState": state}),
-    )
-    .await;
+    let second = confirm_with(&server, 5, &state).await;
     assert_eq!(
         second["result"]["content"][0]["text"], "5 receipt-1 confirmed=true",
         "{second}"
@@ -154,39 +154,15 @@ async fn a_changed_moved_or_reused_state_is_refused() {
 
     // Changed.
     let tampered = format!("{state}-TAMPERED");
-    let refused = call(
-        &server,
-        "pay",
-        json!({"amount": 5}),
-        json!({"inputResponses": accept(true), "requestState": tampered}),
-    )
-    .await;
+    let refused = confirm_with(&server, 5, &tampered).await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     // Moved to a call with other arguments: the state is bound to the call.
-    let moved = call(
-        &server,
-        "pay",
-        json!({"amount": 5000}),
-        json!({"inputResponses": accept(true), "requestState": state}),
-    )
-    .await;
+    let moved = confirm_with(&server, 5000, &state).await;
     assert_eq!(moved["error"]["code"], -32602, "{moved}");
     // Used once, then again.
-    let used = call(
-        &server,
-        "pay",
-        json!({"amount": 5}),
-        json!({"inputResponses": accept(true), "requestState": state}),
-    )
-    .await;
+    let used = confirm_with(&server, 5, &state).await;
     assert!(used["result"]["content"].is_array(), "{used}");
-    let replayed = call(
-        &server,
-        "pay",
-        json!({"amount": 5}),
-        json!({"inputResponses": accept(true), "requestState": state}),
-    )
-    .await;
+    let replayed = confirm_with(&server, 5, &state).await;
     assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
     assert!(
         replayed["error"]["message"]

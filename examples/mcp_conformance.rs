@@ -456,7 +456,8 @@ async fn pause(ctx: &ToolContext) -> Result<(), ToolError> {
 }
 
 /// `json_schema_2020_12_tool`: the suite checks that a schema written by hand reaches
-/// clients as written, `$schema`, `$defs` and `additionalProperties` included.
+/// clients as written — `$schema`, `$defs` and `additionalProperties` (SEP-1613), and on
+/// the 2026-07-28 line also `$anchor`, `allOf`/`anyOf` and `if`/`then`/`else` (SEP-2106).
 ///
 /// A schema that is data is a [`DynamicTool`]'s, served as given. (`#[tool]` derives the
 /// schema from the argument type instead, and leaves out `$schema`: its schemas are all
@@ -467,6 +468,7 @@ fn json_schema_2020_12_tool() -> DynamicTool {
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {
                     "street": {"type": "string"},
@@ -476,8 +478,15 @@ fn json_schema_2020_12_tool() -> DynamicTool {
         },
         "properties": {
             "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"}
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     });
     DynamicTool::new(

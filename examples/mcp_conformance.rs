@@ -201,8 +201,7 @@ impl ConformanceTools {
     /// Asks for a confirmation; the answer comes back with the sealed request state.
     #[tool(read_only)]
     async fn test_input_required_result_request_state(&self, ctx: &ToolContext) -> Result<String, ToolError> {
-        let ok = ask_form(ctx, "confirm", "Please confirm", "ok", "boolean").await?;
-        Ok(format!("state-ok: confirmed={ok}"))
+        confirm(ctx).await
     }
 
     /// Asks the user, the model and for the roots at once: one round, three questions.
@@ -267,9 +266,15 @@ impl ConformanceTools {
         &self,
         ctx: &ToolContext,
     ) -> Result<String, ToolError> {
-        let ok = ask_form(ctx, "confirm", "Please confirm", "ok", "boolean").await?;
-        Ok(format!("state-ok: confirmed={ok}"))
+        confirm(ctx).await
     }
+}
+
+/// Asks the question `confirm` and says the state came back whole (`state-ok`, which the
+/// request-state scenario looks for; a changed state never reaches the tool).
+async fn confirm(ctx: &ToolContext) -> Result<String, ToolError> {
+    let ok = ask_form(ctx, "confirm", "Please confirm", "ok", "boolean").await?;
+    Ok(format!("state-ok: confirmed={ok}"))
 }
 
 /// Asks the form question `key` with one required `field` of JSON Schema type `kind`, and

@@ -218,9 +218,7 @@ impl McpHandler {
         }
         (call, notifier)
     }
-}
 
-impl McpHandler {
     /// The input-required result of a call that asked `asked`, with `state` sealed for the
     /// call `binding` describes.
     fn input_required(
@@ -237,6 +235,14 @@ impl McpHandler {
         let sealed = self.request_state.seal(state, binding);
         Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
     }
+}
+
+/// Whether the request is of MCP 2026-07-28 or later: no requests to the client during a
+/// call (questions come back as input-required results), and cache hints on lists.
+fn speaks_2026(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
 
 impl ServerHandler for McpHandler {
@@ -265,10 +271,7 @@ impl ServerHandler for McpHandler {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
         let listed = ListToolsResult::with_all_items(tools);
-        if !context
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
-        {
+        if !speaks_2026(&context) {
             return Ok(listed);
         }
         // Cache hints (SEP-2549), which 2026-07-28 requires on lists. A list that depends
@@ -294,10 +297,8 @@ impl ServerHandler for McpHandler {
         let visibility = Authorized::of(&context).map(Authorized::visibility);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let name = request.name.into_owned();
-        let in_rounds = context
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        let result = if in_rounds {
+        // From 2026-07-28 a question is answered in the client's next request.
+        let result = if speaks_2026(&context) {
             let principal = Authorized::of(&context).map(|authorized| authorized.principal.subject.clone());
             let binding = Binding::new(&name, &arguments, principal.as_deref());
             let state = match &request.request_state {

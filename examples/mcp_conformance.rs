@@ -33,6 +33,7 @@ use agent_tools::{
         SamplingRequest,
     },
     output::{Audio, Content, Image},
+    registry::WeakToolRegistry,
     tool::DynamicTool,
     toolset,
 };
@@ -258,6 +259,37 @@ impl ConformanceTools {
         };
         let greeting = ask_model(ctx, "greeting", "Generate a greeting", 50).await?;
         Ok(format!("name={name}, greeting={greeting}"))
+    }
+
+    /// Echoes `region`, which a client on 2026-07-28 also sends as the header
+    /// `Mcp-Param-Region` (SEP-2243): a request whose header disagrees with the argument
+    /// is refused before the tool runs.
+    #[tool(read_only, headers(region = "Region"))]
+    async fn test_header_routing(&self, region: String) -> String {
+        format!("region={region}")
+    }
+
+    /// Asks the client's model: a client that did not declare sampling gets the error
+    /// that names the capability (`-32021`), not a failed result.
+    #[tool(read_only)]
+    async fn test_missing_capability(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        ask_model(ctx, "greeting", "Generate a greeting", 50).await
+    }
+
+    /// Asks the user: on 2026-07-28 the question ends the request with an input-required
+    /// result, never a request of the server's own on the call's stream.
+    #[tool(read_only)]
+    async fn test_streaming_elicitation(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let name = ask_form(ctx, "user_name", "What is your name?", "name", "string").await?;
+        Ok(format!("Hello, {}!", text_of(&name)))
+    }
+
+    /// Logs a message: it reaches a 2026-07-28 client only if the request named a log
+    /// level in its `_meta`.
+    #[tool(read_only)]
+    async fn test_logging_tool(&self, ctx: &ToolContext) -> &'static str {
+        ctx.log(LogLevel::Info, "test_logging_tool ran");
+        "logged"
     }
 
     /// Asks for a confirmation; a changed request state is refused before the tool runs.
@@ -505,6 +537,34 @@ fn json_schema_2020_12_tool() -> DynamicTool {
     )
 }
 
+/// `test_trigger_tool_change`: registers a tool, or unregisters it if it is there, so
+/// that clients listening for list changes (`subscriptions/listen`) hear one.
+fn trigger_tool_change_tool(registry: WeakToolRegistry) -> DynamicTool {
+    const MARKER: &str = "test_tool_change_marker";
+    DynamicTool::new(
+        "test_trigger_tool_change",
+        "Changes the tool list: adds or removes the tool test_tool_change_marker",
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        move |_args: Value, _ctx: ToolContext| {
+            let registry = registry.upgrade();
+            async move {
+                let registry = registry.ok_or_else(|| ToolError::new("the server is stopping"))?;
+                if registry.unregister(MARKER).is_some() {
+                    return Ok::<_, ToolError>(format!("removed {MARKER}"));
+                }
+                let marker = DynamicTool::new(
+                    MARKER,
+                    "Is listed between two calls of test_trigger_tool_change",
+                    json!({"type": "object", "properties": {}, "additionalProperties": false}),
+                    |_args: Value, _ctx: ToolContext| async { Ok::<_, ToolError>("marker") },
+                );
+                registry.register(marker).map_err(ToolError::new)?;
+                Ok(format!("added {MARKER}"))
+            }
+        },
+    )
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
@@ -513,6 +573,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = ToolRegistry::new();
     Arc::new(ConformanceTools).register_all(&registry)?;
     registry.register(json_schema_2020_12_tool())?;
+    registry.register(trigger_tool_change_tool(registry.downgrade()))?;
     let server = McpHandler::new(registry)
         .server_info("agent-tools-conformance", env!("CARGO_PKG_VERSION"))
         .serve_http(addr)

@@ -183,6 +183,15 @@ pub enum RegistryError {
         #[source]
         source: SchemaError,
     },
+    /// An argument declared to travel as an HTTP header
+    /// ([`ToolMeta::header_argument`](crate::tool::ToolMeta::header_argument)) cannot.
+    #[error("tool `{tool}` declares a header it cannot serve: {reason}")]
+    InvalidHeaderArgument {
+        /// The tool's name.
+        tool: String,
+        /// Which declaration is wrong and why.
+        reason: String,
+    },
     /// A name given to [`ToolRegistry::subset`](crate::registry::ToolRegistry::subset) is not
     /// registered.
     #[error("no tool named `{name}` is registered")]

@@ -41,6 +41,7 @@ pub mod secrets;
 mod soft_breaks;
 mod spec;
 pub mod suggest;
+pub mod task;
 pub mod testing;
 pub mod tool;
 mod tool_search;

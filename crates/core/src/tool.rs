@@ -11,7 +11,9 @@ use serde_json::Value;
 use crate::{context::ToolContext, error::ToolError, output::ToolOutput};
 
 pub use crate::dynamic::DynamicTool;
-pub use crate::spec::{ArgumentKind, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name};
+pub use crate::spec::{
+    ArgumentKind, TaskSupport, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name,
+};
 pub use crate::toolset::Toolset;
 pub use crate::typed::{ToolArgs, TypedTool};
 

@@ -32,7 +32,16 @@ const KNOWN: &[&str] = &[
     "preview",
     "enabled",
     "kinds",
+    "headers",
+    "task",
     "crate",
+];
+
+/// The values `task = "…"` accepts, with the `TaskSupport` variant each names.
+const TASK_SUPPORT: &[(&str, &str)] = &[
+    ("forbidden", "Forbidden"),
+    ("optional", "Optional"),
+    ("required", "Required"),
 ];
 
 /// The argument kinds `kinds(ARG = KIND, …)` accepts, with the `ArgumentKind` variant
@@ -67,6 +76,10 @@ pub(crate) struct ToolAttrs {
     /// `kinds(command = command, cwd = path)`: each argument's name and the
     /// `ArgumentKind` variant.
     pub(crate) kinds: Vec<(String, &'static str)>,
+    /// `headers(region = "Region")`: each argument's name and its header's.
+    pub(crate) headers: Vec<(String, String)>,
+    /// `task = "optional"`: the `TaskSupport` variant.
+    pub(crate) task: Option<&'static str>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -139,6 +152,8 @@ impl ToolAttrs {
             }
             "preview" => self.preview = Some(preview_value(&meta)?),
             "kinds" => self.kinds = kinds_value(&meta)?,
+            "headers" => self.headers = headers_value(&meta)?,
+            "task" => self.task = Some(task_value(&meta)?),
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }
@@ -321,6 +336,66 @@ fn unknown_kind(kind: Option<&str>, expected: &str) -> String {
         }
         None => format!("`{kind}` is not an argument kind (expected one of: {expected})"),
     }
+}
+
+/// `headers(ARG = "Header", …)`, each header an HTTP token; every bad pair is reported.
+/// (Registration checks the rest: that the argument is a top-level primitive.)
+fn headers_value(meta: &Meta) -> syn::Result<Vec<(String, String)>> {
+    let Meta::List(list) = meta else {
+        return Err(syn::Error::new(
+            meta.span(),
+            "`headers` lists arguments and the HTTP header each is sent as: `headers(region = \"Region\")`",
+        ));
+    };
+    let pairs = list.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated)?;
+    let mut headers = Vec::new();
+    let mut errors = Errors::default();
+    for pair in pairs {
+        let argument = path_name(&Meta::NameValue(pair.clone()));
+        match &pair.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text), ..
+            }) if is_http_token(&text.value()) => headers.push((argument, text.value())),
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(text), ..
+            }) => errors.push(syn::Error::new(
+                text.span(),
+                format!(
+                    "`{}` is not an HTTP header name: use letters, digits and !#$%&'*+-.^_`|~ (it is sent as `Mcp-Param-NAME`)",
+                    text.value()
+                ),
+            )),
+            other => errors.push(syn::Error::new(
+                other.span(),
+                format!("the header of `{argument}` is a string: `{argument} = \"Name\"`"),
+            )),
+        }
+    }
+    errors.finish()?;
+    Ok(headers)
+}
+
+/// RFC 9110 §5.6.2: a non-empty run of `tchar`.
+fn is_http_token(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+/// `task = "forbidden" | "optional" | "required"`.
+fn task_value(meta: &Meta) -> syn::Result<&'static str> {
+    let (text, span) = string_value(meta)?;
+    TASK_SUPPORT
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|(_, variant)| *variant)
+        .ok_or_else(|| {
+            syn::Error::new(
+                span,
+                format!("`task` is one of \"forbidden\", \"optional\", \"required\", not \"{text}\""),
+            )
+        })
 }
 
 /// `crate = path` or `crate = "path"`.

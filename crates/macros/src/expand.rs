@@ -128,6 +128,13 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
         calls.push(quote!(.argument_kind(#argument, #krate::tool::ArgumentKind::#variant)));
     }
+    for (argument, header) in &attrs.headers {
+        calls.push(quote!(.header_argument(#argument, #header)));
+    }
+    if let Some(variant) = attrs.task {
+        let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
+        calls.push(quote!(.task(#krate::tool::TaskSupport::#variant)));
+    }
     quote!(#krate::tool::ToolMeta::new(#name, #description) #(#calls)*)
 }
 

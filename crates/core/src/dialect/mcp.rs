@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::tree::has_type;
 use super::{Definition, SchemaIssue};
-use crate::spec::{ToolAnnotations, ToolSpec};
+use crate::spec::{ToolAnnotations, ToolSpec, header_argument};
 
 /// The `Tool` object of `tools/list`.
 pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value {
@@ -22,7 +22,11 @@ pub(super) fn definition(spec: &ToolSpec, definition: &mut Definition) -> Value 
         tool.insert("title".into(), json!(title));
     }
     tool.insert("description".into(), json!(spec.meta.description));
-    tool.insert("inputSchema".into(), spec.input_schema.clone());
+    let input_schema = match spec.meta.header_arguments.is_empty() {
+        true => spec.input_schema.clone(),
+        false => header_argument::annotate(&spec.input_schema, &spec.meta.header_arguments),
+    };
+    tool.insert("inputSchema".into(), input_schema);
     if let Some(output) = &spec.output_schema {
         match output.as_object() {
             Some(schema) if has_type(schema, "object") => {

@@ -43,7 +43,7 @@ use crate::{
     error::RegistryError,
     hooks::Hook,
     policy::Policy,
-    spec::{ToolSpec, validate_tool_name},
+    spec::{TaskSupport, ToolSpec, header_argument, validate_tool_name},
     tool::Tool,
     toolset::Toolset,
     tracer::CallTracer,
@@ -125,6 +125,8 @@ pub(crate) struct Config {
     pub(crate) session_calls: Arc<limits::SessionCalls>,
     /// Which tools are deferred besides those marked so.
     pub(crate) deferral: Deferral,
+    /// Whether calls of tools that state nothing may run as tasks.
+    pub(crate) task_support: TaskSupport,
 }
 
 /// The tools, in registration order, with a name index, and the policy's rules for each
@@ -209,12 +211,19 @@ impl Entry {
     }
 }
 
-/// What registration checks about a spec: a valid name and a usable input schema, which
-/// it compiles. Also run by the test `#[tool]` generates for every tool.
+/// What registration checks about a spec: a valid name, header arguments that can be
+/// served, and a usable input schema, which it compiles. Also run by the test `#[tool]`
+/// generates for every tool.
 pub(crate) fn checked_validator(spec: &ToolSpec) -> Result<ArgValidator, RegistryError> {
     validate_tool_name(&spec.meta.name).map_err(|source| RegistryError::InvalidName {
         name: spec.meta.name.clone(),
         source,
+    })?;
+    header_argument::check(&spec.input_schema, &spec.meta.header_arguments).map_err(|reason| {
+        RegistryError::InvalidHeaderArgument {
+            tool: spec.meta.name.clone(),
+            reason,
+        }
     })?;
     ArgValidator::new(&spec.input_schema).map_err(|source| RegistryError::InvalidSchema {
         tool: spec.meta.name.clone(),
@@ -305,6 +314,7 @@ pub struct ToolRegistryBuilder {
     retries: Option<u32>,
     max_calls_per_session: Option<u64>,
     deferral: Deferral,
+    task_support: TaskSupport,
 }
 
 impl Default for ToolRegistryBuilder {
@@ -323,6 +333,7 @@ impl Default for ToolRegistryBuilder {
             hooks: Vec::new(),
             retries: None,
             max_calls_per_session: None,
+            task_support: TaskSupport::Forbidden,
             deferral: Deferral::default(),
         }
     }
@@ -468,6 +479,15 @@ impl ToolRegistryBuilder {
         self
     }
 
+    /// Whether calls of the tools that state nothing ([`ToolMeta::task`](crate::spec::ToolMeta::task))
+    /// may run as tasks when served over MCP; default [`TaskSupport::Forbidden`]. Make
+    /// it [`TaskSupport::Optional`] when most tools are slow (a build, a crawl) or ask a
+    /// person, so that their calls survive the request that made them.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
     /// Defers every tool: the model starts with only the tool search.
     pub fn defer_all(self) -> Self {
         self.defer_all_except(std::iter::empty::<String>())
@@ -495,6 +515,7 @@ impl ToolRegistryBuilder {
                 max_calls_per_session: self.max_calls_per_session,
                 session_calls: Arc::default(),
                 deferral: self.deferral,
+                task_support: self.task_support,
             },
             ToolTable::default(),
         )
@@ -672,6 +693,14 @@ impl ToolRegistry {
             .index
             .get(name)
             .is_some_and(|&position| table.deferred[position])
+    }
+
+    /// Whether calls of the tool named `name` may run as tasks: what the tool states,
+    /// else the registry's default ([`ToolRegistryBuilder::task_support`]); `None` when
+    /// no such tool is registered.
+    pub fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        let entry = self.entry(name)?;
+        Some(entry.tool.spec().meta.task.unwrap_or(self.config().task_support))
     }
 
     /// How many tools are registered.

@@ -414,7 +414,37 @@ async fn registration_rejects_duplicates_bad_names_and_bad_schemas() {
          (tool arguments are named fields), got `\"type\": \"array\"`; wrap the value in a struct"
     );
     assert_eq!(crate::error::error_chain(&error), error.to_string());
+    // A header argument MCP clients could not send (it may be null).
+    let schema = json!({"type": "object", "properties": {"region": {"type": ["string", "null"]}}});
+    let meta = ToolMeta::new("h", "x").header_argument("region", "Region");
+    let optional_header = DynamicTool::from_meta(meta, schema, |_a, _c| async { Ok::<_, ToolError>(()) });
+    let error = registry.register(optional_header).unwrap_err();
+    assert!(
+        matches!(&error, RegistryError::InvalidHeaderArgument { tool, .. } if tool == "h"),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("one type, not optional"), "{error}");
     assert_eq!(registry.names(), vec!["add"]);
+}
+
+#[test]
+fn the_task_support_of_a_tool_that_states_none_is_the_registry_default() {
+    let registry = ToolRegistry::builder()
+        .task_support(TaskSupport::Optional)
+        .build();
+    let plain = DynamicTool::new("plain", "x", json!({"type": "object"}), |_a, _c| async {
+        Ok::<_, ToolError>(())
+    });
+    let meta = ToolMeta::new("quick", "x").task(TaskSupport::Forbidden);
+    let quick = DynamicTool::from_meta(meta, json!({"type": "object"}), |_a, _c| async {
+        Ok::<_, ToolError>(())
+    });
+    registry.register(plain).unwrap();
+    registry.register(quick).unwrap();
+    assert_eq!(registry.task_support("plain"), Some(TaskSupport::Optional));
+    assert_eq!(registry.task_support("quick"), Some(TaskSupport::Forbidden));
+    assert_eq!(registry.task_support("missing"), None);
+    assert_eq!(ToolRegistry::new().task_support("missing"), None);
 }
 
 #[tokio::test]

@@ -10,8 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod argument_kind;
+pub(crate) mod header_argument;
+mod task_support;
 
 pub use argument_kind::ArgumentKind;
+pub use task_support::TaskSupport;
 
 // The rule lives in agent-tools-rules, which agent-tools-macros shares (its crate docs say why).
 pub use agent_tools_rules::{ToolNameError, validate_tool_name};
@@ -79,6 +82,12 @@ pub struct ToolMeta {
     pub defer: bool,
     /// The kinds of its arguments (see [`argument_kind`](Self::argument_kind)).
     pub argument_kinds: Vec<(String, ArgumentKind)>,
+    /// Arguments sent also as HTTP headers, with each header's name (see
+    /// [`header_argument`](Self::header_argument)).
+    pub header_arguments: Vec<(String, String)>,
+    /// Whether calls may run as tasks; `None` takes the registry's default (see
+    /// [`task`](Self::task)).
+    pub task: Option<TaskSupport>,
 }
 
 impl ToolMeta {
@@ -96,6 +105,8 @@ impl ToolMeta {
             edits_files: false,
             defer: false,
             argument_kinds: Vec::new(),
+            header_arguments: Vec::new(),
+            task: None,
         }
     }
 
@@ -200,6 +211,33 @@ impl ToolMeta {
         let name = name.into();
         self.argument_kinds.retain(|(known, _)| *known != name);
         self.argument_kinds.push((name, kind));
+        self
+    }
+
+    /// Declares that the top-level argument `name` is also sent as the HTTP header
+    /// `Mcp-Param-{header}` by MCP clients (2026-07-28 and later), so that a proxy in
+    /// front of replicas can route on it; a request whose header disagrees with its
+    /// arguments is refused. The argument must be a string, an integer or a boolean, and
+    /// `header` an HTTP token; registration checks both. Its value is visible to every
+    /// proxy on the way: declare no secret.
+    ///
+    /// ```
+    /// use agent_tools_core::tool::ToolMeta;
+    ///
+    /// let meta = ToolMeta::new("query", "Query a region's database.").header_argument("region", "Region");
+    /// assert_eq!(meta.header_arguments, [("region".to_owned(), "Region".to_owned())]);
+    /// ```
+    pub fn header_argument(mut self, name: impl Into<String>, header: impl Into<String>) -> Self {
+        let name = name.into();
+        self.header_arguments.retain(|(known, _)| *known != name);
+        self.header_arguments.push((name, header.into()));
+        self
+    }
+
+    /// Whether calls of the tool may run as tasks (see [`TaskSupport`]); without it, the
+    /// registry's default applies.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = Some(support);
         self
     }
 

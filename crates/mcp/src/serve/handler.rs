@@ -174,28 +174,18 @@ impl McpHandler {
     }
 
     /// The call for a `tools/call` request: the request id as call id, the request's
-    /// cancellation, the client as its caller, the principal and what it may see when
-    /// the request was authorized, and progress forwarded when the client asked for it.
-    /// With `round`, the call's questions are answered from it (MCP 2026-07-28); without,
-    /// they go to the client on the call's stream.
+    /// cancellation, `caller` as its caller, the principal and what it may see when the
+    /// request was authorized, and progress forwarded (through `notifier`) when the
+    /// client asked for it.
     fn tool_call(
         &self,
         name: String,
         arguments: Value,
         context: &RequestContext<RoleServer>,
         visibility: Option<&ToolVisibility>,
-        round: Option<Arc<InputRound>>,
-    ) -> (ToolCall, Notifier) {
-        let notifier = Notifier::new(context.peer.clone());
-        let caller: Arc<dyn Caller> = match round {
-            Some(round) => round,
-            None => Arc::new(ClientCaller::new(
-                context.peer.clone(),
-                context.id.clone(),
-                self.log_level.clone(),
-                notifier.queue(),
-            )),
-        };
+        notifier: &Notifier,
+        caller: Arc<dyn Caller>,
+    ) -> ToolCall {
         let mut call = ToolCall::new(context.id.to_string(), name, arguments)
             .with_cancellation(context.ct.clone())
             .with_caller(caller);
@@ -216,7 +206,22 @@ impl McpHandler {
         {
             call = call.with_trace_context(trace);
         }
-        (call, notifier)
+        call
+    }
+
+    /// The client of the request as a call's caller: questions on the call's stream, log
+    /// messages at `log_level` and above.
+    fn client_caller(
+        context: &RequestContext<RoleServer>,
+        notifier: &Notifier,
+        log_level: Arc<SessionLogLevel>,
+    ) -> ClientCaller {
+        ClientCaller::new(
+            context.peer.clone(),
+            context.id.clone(),
+            log_level,
+            notifier.queue(),
+        )
     }
 
     /// The input-required result of a call that asked `asked`, with `state` sealed for the
@@ -310,17 +315,32 @@ impl ServerHandler for McpHandler {
             };
             let responses = request.input_responses.unwrap_or_default();
             let capabilities = context.client_capabilities().unwrap_or_default();
-            let round = Arc::new(InputRound::new(state, responses, capabilities));
-            let (call, notifier) = self.tool_call(
+            let notifier = Notifier::new(context.peer.clone());
+            let mut round = InputRound::new(state, responses, capabilities);
+            // Without a session, a request asks for log messages with a level of its own.
+            if let Some(level) = context.meta.log_level().and_then(caller::log_level) {
+                let threshold = Arc::new(SessionLogLevel::default());
+                threshold.set(level);
+                round = round.with_log(Self::client_caller(&context, &notifier, threshold));
+            }
+            let round = Arc::new(round);
+            let call = self.tool_call(
                 name,
                 arguments,
                 &context,
                 visibility.as_ref(),
-                Some(round.clone()),
+                &notifier,
+                round.clone(),
             );
             let ended = run_round(&round, self.registry.call(call)).await;
             notifier.finish().await;
             match ended {
+                // A call that failed after a question the client could not take is one
+                // the client can make work: tell it which capability to declare.
+                RoundEnd::Finished(result) if result.is_error() && round.undeclared().is_some() => {
+                    let required = round.undeclared().unwrap_or_default();
+                    return Err(McpError::missing_required_client_capability(required));
+                }
                 RoundEnd::Finished(result) => result,
                 RoundEnd::InputRequired(asked, state) => {
                     return self
@@ -330,7 +350,16 @@ impl ServerHandler for McpHandler {
                 RoundEnd::InvalidAnswer(problem) => return Err(McpError::invalid_params(problem, None)),
             }
         } else {
-            let (call, notifier) = self.tool_call(name, arguments, &context, visibility.as_ref(), None);
+            let notifier = Notifier::new(context.peer.clone());
+            let caller = Self::client_caller(&context, &notifier, self.log_level.clone());
+            let call = self.tool_call(
+                name,
+                arguments,
+                &context,
+                visibility.as_ref(),
+                &notifier,
+                Arc::new(caller),
+            );
             let result = self.registry.call(call).await;
             notifier.finish().await;
             result
@@ -354,6 +383,18 @@ impl ServerHandler for McpHandler {
             .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
     }
 
+    /// The tool's definition, which rmcp's HTTP transport reads to check the
+    /// `Mcp-Param-*` headers of a call against its arguments (SEP-2243): an argument the
+    /// tool declares as a header ([`ToolMeta::header_argument`]) must come with a header
+    /// of the same value, or the request is refused with HTTP 400 before it reaches the
+    /// tool.
+    ///
+    /// [`ToolMeta::header_argument`]: agent_tools_core::tool::ToolMeta::header_argument
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let tool = self.registry.get(name)?;
+        tools::tool_definition(Dialect::Mcp.definition(tool.spec())).ok()
+    }
+
     /// Later log messages of the session's calls go out at `level` and above.
     #[allow(deprecated)] // Logging: see `client_caller`.
     async fn set_level(
@@ -361,7 +402,7 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let level = caller::log_level(&request)
+        let level = caller::log_level(request.level)
             .ok_or_else(|| McpError::invalid_params("unknown logging level", None))?;
         self.log_level.set(level);
         Ok(())

@@ -19,7 +19,13 @@
 //! belongs) ends the call with a protocol error (`-32602`) naming the question; answers
 //! to questions the tool did not ask are ignored. A question of a kind the client did not
 //! declare (its `clientCapabilities`) fails in the tool with `NotAvailable`, as on a
-//! session.
+//! session; if the call then fails, the client is told which capability it lacked
+//! ([`InputRound::undeclared`]: the request ends with `-32021`, HTTP 400), since a call
+//! that could not ask is one the client can make work by declaring it.
+//!
+//! Log messages go to the client only when the request asked for them with a log level
+//! in its `_meta` (2026-07-28 has no session to set one on), as notifications on the
+//! call's own stream.
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -43,6 +49,8 @@ pub(crate) struct InputRound {
     /// Answers by question name: the state's and the request's.
     answers: BTreeMap<String, Value>,
     capabilities: ClientCapabilities,
+    /// Where log messages go: the client, when the request named a level.
+    log: Option<Box<dyn Caller>>,
     inner: Mutex<RoundInner>,
 }
 
@@ -56,6 +64,8 @@ struct RoundInner {
     kept: BTreeMap<String, Value>,
     /// Questions asked without a name, counted by kind.
     unnamed: HashMap<&'static str, usize>,
+    /// The capabilities (`sampling`, …) of questions the client could not be asked.
+    undeclared: serde_json::Map<String, Value>,
     /// The first answer that did not fit its question.
     invalid: Option<String>,
 }
@@ -83,11 +93,30 @@ impl InputRound {
         Self {
             answers,
             capabilities,
+            log: None,
             inner: Mutex::new(RoundInner {
                 kept: state.kept,
                 ..RoundInner::default()
             }),
         }
+    }
+
+    /// The same round sending the tool's log messages to `log` (a caller that filters
+    /// them by the request's level).
+    pub(crate) fn with_log(mut self, log: impl Caller) -> Self {
+        self.log = Some(Box::new(log));
+        self
+    }
+
+    /// The client capabilities the call's questions needed and the client did not
+    /// declare, as `requiredCapabilities` of a `-32021` error (`{"sampling": {}}`);
+    /// `None` when every question could be asked.
+    pub(crate) fn undeclared(&self) -> Option<ClientCapabilities> {
+        let undeclared = self.inner().undeclared.clone();
+        if undeclared.is_empty() {
+            return None;
+        }
+        serde_json::from_value(Value::Object(undeclared)).ok()
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, RoundInner> {
@@ -134,6 +163,8 @@ impl InputRound {
 
     async fn ask_named(&self, key: String, request: InputRequest) -> Result<InputResponse, CallerError> {
         if !self.declared(&request) {
+            let (capability, value) = capability_of(&request);
+            self.inner().undeclared.insert(capability.to_owned(), value);
             return Err(CallerError::not_available(request.what()));
         }
         let Some(answer) = self.answers.get(&key) else {
@@ -156,9 +187,13 @@ impl InputRound {
 }
 
 impl Caller for InputRound {
-    /// Logging is deprecated in 2026-07-28 (SEP-2577) and has no stream here: the
-    /// message goes only to the `tracing` event `ToolContext::log` emits.
-    fn log(&self, _message: LogMessage) {}
+    /// Logging is deprecated in 2026-07-28 (SEP-2577): unless the request named a level,
+    /// the message goes only to the `tracing` event `ToolContext::log` emits.
+    fn log(&self, message: LogMessage) {
+        if let Some(log) = &self.log {
+            log.log(message);
+        }
+    }
 
     fn elicit(&self, request: ElicitRequest) -> BoxFuture<'_, Result<ElicitResponse, CallerError>> {
         self.ask_unnamed(
@@ -215,6 +250,17 @@ pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = 
         Poll::Ready(RoundEnd::InputRequired(asked, state))
     })
     .await
+}
+
+/// The client capability a question of `request`'s kind needs, as a `ClientCapabilities`
+/// member: its name and value.
+fn capability_of(request: &InputRequest) -> (&'static str, Value) {
+    match request {
+        InputRequest::Elicit(ElicitRequest::Url { .. }) => ("elicitation", json!({"url": {}})),
+        InputRequest::Sample(_) => ("sampling", json!({})),
+        InputRequest::ListRoots => ("roots", json!({})),
+        _ => ("elicitation", json!({})),
+    }
 }
 
 /// The answer `value` read as the response to `request`, or what is wrong with it.

@@ -45,8 +45,8 @@ pub(crate) fn log_message(params: &LoggingMessageNotificationParam) -> Option<Lo
 }
 
 /// The level of a client's `logging/setLevel`.
-pub(crate) fn log_level(request: &rmcp::model::SetLevelRequestParams) -> Option<LogLevel> {
-    serde_json::to_value(request.level)
+pub(crate) fn log_level(level: rmcp::model::LoggingLevel) -> Option<LogLevel> {
+    serde_json::to_value(level)
         .ok()
         .and_then(|level| serde_json::from_value(level).ok())
 }

@@ -23,45 +23,120 @@ fn meta() -> Value {
 
 /// Posts a 2026-07-28 `tools/call` of `tool` with `extra` params; the JSON-RPC response.
 async fn call(server: &HttpServer, tool: &str, arguments: Value, extra: Value) -> Value {
+    post(
+        server,
+        "tools/call",
+        Some(tool),
+        call_params(tool, arguments, extra),
+    )
+    .await
+}
+
+/// The params of a `tools/call` of `tool` with `extra` params.
+fn call_params(tool: &str, arguments: Value, extra: Value) -> Value {
     let mut params = json!({"name": tool, "arguments": arguments});
     if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
         params.extend(extra);
     }
-    post(server, "tools/call", Some(tool), params).await
+    params
 }
 
 /// Posts a 2026-07-28 request of `method` (naming `name` in its headers) with `params`
 /// and the client's `_meta`; the JSON-RPC response.
-async fn post(server: &HttpServer, method: &str, name: Option<&str>, mut params: Value) -> Value {
-    if let Some(params) = params.as_object_mut() {
-        params.insert("_meta".to_owned(), meta());
+async fn post(server: &HttpServer, method: &str, name: Option<&str>, params: Value) -> Value {
+    let request = Request::new(method, params);
+    let request = match name {
+        Some(name) => request.header("mcp-name", name),
+        None => request,
+    };
+    request.send(server).await.response
+}
+
+/// A 2026-07-28 request as the wire carries it: the body's method and params, the
+/// `_meta` it adds to them, and the HTTP headers beside the standard ones.
+struct Request {
+    method: String,
+    params: Value,
+    meta: Value,
+    headers: Vec<(String, String)>,
+}
+
+/// What came back: the HTTP status, the JSON-RPC response, and every other message of an
+/// event stream (notifications sent before the response).
+struct Reply {
+    status: reqwest::StatusCode,
+    response: Value,
+    notifications: Vec<Value>,
+}
+
+impl Request {
+    fn new(method: &str, params: Value) -> Self {
+        Self {
+            method: method.to_owned(),
+            params,
+            meta: meta(),
+            headers: Vec::new(),
+        }
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(server.url())
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        request = request.header("mcp-name", name);
+
+    fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
     }
-    let response = request
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("the server answers");
-    let text = response.text().await.expect("a body");
-    // A JSON body, or an event stream whose last data line is the response.
-    let json = text
-        .lines()
-        .rev()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .find(|data| !data.trim().is_empty())
-        .unwrap_or(&text)
-        .trim()
-        .to_owned();
-    serde_json::from_str(&json).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
+
+    /// Sets `key` of the request's `_meta` (`Value::Null` removes it).
+    fn meta(mut self, key: &str, value: Value) -> Self {
+        if let Some(meta) = self.meta.as_object_mut() {
+            match value {
+                Value::Null => meta.remove(key),
+                value => meta.insert(key.to_owned(), value),
+            };
+        }
+        self
+    }
+
+    async fn send(mut self, server: &HttpServer) -> Reply {
+        if let Some(params) = self.params.as_object_mut() {
+            params.insert("_meta".to_owned(), self.meta);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": self.method, "params": self.params});
+        let mut request = reqwest::Client::new()
+            .post(server.url())
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", &self.method);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        let response = request
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("the server answers");
+        let status = response.status();
+        let text = response.text().await.expect("a body");
+        // A JSON body, or an event stream of messages, the response last.
+        let mut messages: Vec<Value> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| {
+                serde_json::from_str(data.trim()).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
+            })
+            .collect();
+        if messages.is_empty() {
+            messages.push(
+                serde_json::from_str(&text).unwrap_or_else(|error| panic!("not JSON ({error}): {text}")),
+            );
+        }
+        let response = messages.pop().unwrap_or_default();
+        Reply {
+            status,
+            response,
+            notifications: messages,
+        }
+    }
 }
 
 /// A tool that charges once (counted), then asks for a confirmation by name.
@@ -267,4 +342,155 @@ async fn an_approval_is_asked_as_an_input_required_question() {
         let text = result["content"][0]["text"].as_str().unwrap_or_default();
         assert!(text.contains(expected), "{decision}: {text}");
     }
+}
+
+/// A tool that declares `region` as the header `Mcp-Param-Region`: its definition says so,
+/// and a request whose header disagrees with the argument, or lacks it, is refused before
+/// the tool runs (HTTP 400, `-32020`), so a proxy routing on the header routes what runs.
+#[tokio::test]
+async fn an_argument_declared_as_a_header_must_agree_with_it() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    let schema =
+        json!({"type": "object", "properties": {"region": {"type": "string"}}, "required": ["region"]});
+    let meta =
+        agent_tools_core::tool::ToolMeta::new("query", "Query a region.").header_argument("region", "Region");
+    let query = DynamicTool::from_meta(meta, schema, move |args: Value, _ctx: ToolContext| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async move { Ok::<_, ToolError>(format!("queried {}", args["region"])) }
+    });
+    let registry = ToolRegistry::new();
+    registry.register(query).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+
+    let listed = post(&server, "tools/list", None, json!({})).await;
+    let region = &listed["result"]["tools"][0]["inputSchema"]["properties"]["region"];
+    assert_eq!(region["x-mcp-header"], "Region", "{listed}");
+
+    let params = || call_params("query", json!({"region": "eu-west"}), json!({}));
+    let agreed = Request::new("tools/call", params())
+        .header("mcp-name", "query")
+        .header("mcp-param-region", "eu-west")
+        .send(&server)
+        .await;
+    assert_eq!(
+        agreed.response["result"]["content"][0]["text"], "queried \"eu-west\"",
+        "{}",
+        agreed.response
+    );
+    for header in [Some("us-east"), None] {
+        let mut request = Request::new("tools/call", params()).header("mcp-name", "query");
+        if let Some(value) = header {
+            request = request.header("mcp-param-region", value);
+        }
+        let refused = request.send(&server).await;
+        assert_eq!(
+            refused.status,
+            reqwest::StatusCode::BAD_REQUEST,
+            "{header:?}: {}",
+            refused.response
+        );
+        assert_eq!(
+            refused.response["error"]["code"], -32020,
+            "{header:?}: {}",
+            refused.response
+        );
+    }
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "only the agreeing request ran the tool"
+    );
+}
+
+/// A call that failed because it could not ask what the client did not declare ends with
+/// the error naming the capability (`-32021`, HTTP 400), so the client knows what to add.
+#[tokio::test]
+async fn a_call_that_needed_an_undeclared_capability_names_it() {
+    let ask_model = DynamicTool::new(
+        "summarize",
+        "Summarizes with the client's model.",
+        json!({"type": "object"}),
+        |_args: Value, ctx: ToolContext| async move {
+            let request = agent_tools_core::caller::SamplingRequest::new(
+                vec![agent_tools_core::caller::SamplingMessage::user("Summarize")],
+                50,
+            );
+            let answer = ctx.sample(request).await?;
+            Ok::<_, ToolError>(answer.text())
+        },
+    );
+    let registry = ToolRegistry::new();
+    registry.register(ask_model).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    let without_sampling = json!({"elicitation": {}});
+    let reply = Request::new("tools/call", call_params("summarize", json!({}), json!({})))
+        .header("mcp-name", "summarize")
+        .meta("io.modelcontextprotocol/clientCapabilities", without_sampling)
+        .send(&server)
+        .await;
+    assert_eq!(
+        reply.status,
+        reqwest::StatusCode::BAD_REQUEST,
+        "{}",
+        reply.response
+    );
+    assert_eq!(reply.response["error"]["code"], -32021, "{}", reply.response);
+    assert!(
+        reply.response["error"]["data"]["requiredCapabilities"]["sampling"].is_object(),
+        "{}",
+        reply.response
+    );
+    // Declared, the question is asked.
+    let asked = call(&server, "summarize", json!({}), json!({})).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+}
+
+/// Without a session there is no `logging/setLevel`: a request that names a level in its
+/// `_meta` gets the call's log messages at that level and above on its stream; one that
+/// names none gets none.
+#[tokio::test]
+async fn log_messages_reach_only_a_request_that_named_a_level() {
+    let logging = DynamicTool::new(
+        "chatty",
+        "Logs twice.",
+        json!({"type": "object"}),
+        |_args: Value, ctx: ToolContext| async move {
+            ctx.log(agent_tools_core::caller::LogLevel::Debug, "a detail");
+            ctx.log(agent_tools_core::caller::LogLevel::Warning, "a warning");
+            Ok::<_, ToolError>("done")
+        },
+    );
+    let registry = ToolRegistry::new();
+    registry.register(logging).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    let request = || {
+        Request::new("tools/call", call_params("chatty", json!({}), json!({}))).header("mcp-name", "chatty")
+    };
+
+    let quiet = request().send(&server).await;
+    assert_eq!(
+        quiet.response["result"]["content"][0]["text"], "done",
+        "{}",
+        quiet.response
+    );
+    assert!(quiet.notifications.is_empty(), "{:?}", quiet.notifications);
+
+    let told = request()
+        .meta("io.modelcontextprotocol/logLevel", json!("info"))
+        .send(&server)
+        .await;
+    assert_eq!(
+        told.response["result"]["content"][0]["text"], "done",
+        "{}",
+        told.response
+    );
+    let logged: Vec<&Value> = told
+        .notifications
+        .iter()
+        .filter(|message| message["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logged.len(), 1, "{:?}", told.notifications);
+    assert_eq!(logged[0]["params"]["level"], "warning");
+    assert_eq!(logged[0]["params"]["data"], "a warning");
 }

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! prints the endpoint's URL (`http://127.0.0.1:8080/mcp`) on stdout once it accepts
-//! connections (bind port 0 for a free one) and serves until Ctrl-C. `scripts/conformance`
+//! connections (bind port 0 for a free one) and serves until Ctrl-C; with `--stateless`
+//! after the address, without sessions. `scripts/conformance`
 //! starts it and runs the suite's server scenarios against it.
 //!
 //! Each tool is what one scenario calls, under the name and with the output the suite's
@@ -24,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_tools::mcp::McpHandler;
+use agent_tools::mcp::{HttpOptions, McpHandler};
 use agent_tools::serde_json::{self, Value, json};
 use agent_tools::{
     ToolContext, ToolError, ToolOutput, ToolRegistry,
@@ -290,6 +291,65 @@ impl ConformanceTools {
     async fn test_logging_tool(&self, ctx: &ToolContext) -> &'static str {
         ctx.log(LogLevel::Info, "test_logging_tool ran");
         "logged"
+    }
+
+    /// Greets `name`; runs within its request (no task).
+    #[tool(read_only)]
+    async fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Sleeps `seconds`, then says so: a task for clients that take tasks. Cancelled
+    /// meanwhile, it stops at once.
+    #[tool(read_only, task = "optional", timeout = "10m")]
+    async fn slow_compute(&self, seconds: u64, ctx: &ToolContext) -> Result<String, ToolError> {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(seconds)) => Ok(format!("Computed after {seconds} seconds")),
+            () = ctx.cancelled() => Err(ToolError::cancelled()),
+        }
+    }
+
+    /// Fails after a second, as a tool fails: the task completes with `isError`. Only
+    /// as a task.
+    #[tool(read_only, task = "required")]
+    async fn failing_job(&self) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        Err(ToolError::new("Tool execution failed"))
+    }
+
+    /// Panics: the task fails with a protocol error rather than completing.
+    #[tool(read_only, task = "optional")]
+    async fn protocol_error_job(&self) -> String {
+        panic!("the protocol error job always panics")
+    }
+
+    /// Asks the user to confirm deleting `filename`, as a task: the task waits in
+    /// `input_required` for the answer.
+    #[tool(destructive, task = "optional")]
+    async fn confirm_delete(&self, filename: String, ctx: &ToolContext) -> Result<String, ToolError> {
+        let confirmed = ask_form(
+            ctx,
+            "confirm_delete",
+            &format!("Delete {filename}?"),
+            "confirm",
+            "boolean",
+        )
+        .await?;
+        Ok(match confirmed {
+            Value::Bool(true) => format!("Deleted {filename}"),
+            _ => format!("Kept {filename}"),
+        })
+    }
+
+    /// Asks two questions at once, as a task: both wait together, and may be answered one
+    /// at a time.
+    #[tool(read_only, task = "optional")]
+    async fn multi_input(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let (first, second) = tokio::try_join!(
+            ask_form(ctx, "first", "First name?", "name", "string"),
+            ask_form(ctx, "second", "Second name?", "name", "string"),
+        )?;
+        Ok(format!("Got {} and {}", text_of(&first), text_of(&second)))
     }
 
     /// Asks for a confirmation; a changed request state is refused before the tool runs.
@@ -567,16 +627,21 @@ fn trigger_tool_change_tool(registry: WeakToolRegistry) -> DynamicTool {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    let mut args = std::env::args().skip(1);
+    let addr = args.next().unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    // `--stateless`: no sessions, as a replica behind a load balancer serves.
+    let options = match args.next().as_deref() {
+        Some("--stateless") => HttpOptions::new().stateless(),
+        Some(other) => return Err(format!("unknown option `{other}` (expected --stateless)").into()),
+        None => HttpOptions::new(),
+    };
     let registry = ToolRegistry::new();
     Arc::new(ConformanceTools).register_all(&registry)?;
     registry.register(json_schema_2020_12_tool())?;
     registry.register(trigger_tool_change_tool(registry.downgrade()))?;
     let server = McpHandler::new(registry)
         .server_info("agent-tools-conformance", env!("CARGO_PKG_VERSION"))
-        .serve_http(addr)
+        .serve_http_with(addr, options)
         .await?;
     // The line scripts/conformance waits for: the server accepts connections from now on.
     println!("{}", server.url());

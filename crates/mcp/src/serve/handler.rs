@@ -14,15 +14,20 @@
 
 use std::sync::Arc;
 
+use std::ops::ControlFlow;
+
 use agent_tools_core::caller::Caller;
+use agent_tools_core::task::{MemoryTaskStore, TaskCall, Tasks};
+use agent_tools_core::tool::TaskSupport;
 use agent_tools_core::{
-    Dialect, ToolCall, ToolRegistry, audit::Outcome, dialect::DefinitionOptions, registry::ToolChanges,
-    search::ToolVisibility, trace::TraceContext,
+    Dialect, ToolCall, ToolRegistry, ToolResult, audit::Outcome, dialect::DefinitionOptions,
+    registry::ToolChanges, search::ToolVisibility, trace::TraceContext,
 };
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, InputRequiredResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, ToolsCapability,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ToolsCapability, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -35,7 +40,9 @@ use super::input_round::{InputRound, RoundEnd, run_round, wire_request};
 use super::loaded_tools::LoadedTools;
 use super::notify::Notifier;
 use super::request_state::{Binding, RoundState, StateSeal};
-use crate::wire::{caller, tools};
+use super::task_requests;
+use super::task_runner::TaskRunner;
+use crate::wire::{self, caller, tools};
 
 /// Serves the tools of a [`ToolRegistry`] to MCP clients.
 ///
@@ -79,6 +86,8 @@ pub struct McpHandler {
     request_state: Arc<StateSeal>,
     /// How long a 2026-07-28 client may keep a tool list (`ttlMs`).
     list_ttl: std::time::Duration,
+    /// Runs the calls that became tasks (MCP's tasks extension).
+    tasks: Arc<TaskRunner>,
 }
 
 /// Cancels its token on drop.
@@ -98,12 +107,12 @@ impl McpHandler {
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
+            .enable_tasks()
             .build();
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
         Self {
             changes: registry.changes(),
-            registry,
             config: Arc::new(config),
             session: SessionEnd::new(),
             log_level: Arc::default(),
@@ -111,7 +120,26 @@ impl McpHandler {
             stateless: false,
             request_state: Arc::new(StateSeal::random()),
             list_ttl: std::time::Duration::ZERO,
+            tasks: Arc::new(TaskRunner::new(
+                Tasks::new(MemoryTaskStore::new()),
+                registry.clone(),
+            )),
+            registry,
         }
+    }
+
+    /// Where tasks are kept, and how they live (by default in this process's memory, with
+    /// [`TaskOptions`](agent_tools_core::task::TaskOptions)' defaults). A call of a tool
+    /// that supports tasks ([`ToolMeta::task`](agent_tools_core::tool::ToolMeta::task),
+    /// [`ToolRegistryBuilder::task_support`](agent_tools_core::registry::ToolRegistryBuilder::task_support))
+    /// from a client that declares MCP's tasks extension is answered at once with a task,
+    /// run on in the background, and read, answered and cancelled with `tasks/get`,
+    /// `tasks/update` and `tasks/cancel`. Replicas behind one address need a store they
+    /// share (PostgreSQL's, in `agent-tools-postgres`), so that any of them can answer
+    /// for a task another created.
+    pub fn tasks(mut self, tasks: Tasks) -> Self {
+        self.tasks = Arc::new(TaskRunner::new(tasks, self.registry.clone()));
+        self
     }
 
     /// How long a client on MCP 2026-07-28 may use a tool list before asking again (the
@@ -224,6 +252,77 @@ impl McpHandler {
         )
     }
 
+    /// A `tools/call` of 2026-07-28 or later: the call run as a round over the answers the
+    /// request brings (see `input_round`), or made a task when the tool supports tasks
+    /// and the client declared them. `Continue` with the call's result, or `Break` with
+    /// the response that ends the request otherwise (questions, a task).
+    async fn call_2026(
+        &self,
+        name: String,
+        arguments: Value,
+        request: Round2026,
+        context: &RequestContext<RoleServer>,
+        visibility: Option<&ToolVisibility>,
+    ) -> Result<ControlFlow<CallToolResponse, ToolResult>, McpError> {
+        let principal = Authorized::of(context).map(|authorized| authorized.principal.clone());
+        let binding = Binding::new(&name, &arguments, principal.as_ref().map(|p| p.subject.as_str()));
+        let state = match &request.request_state {
+            Some(text) => self
+                .request_state
+                .open(text, &binding)
+                .map_err(|error| McpError::invalid_params(error.to_string(), None))?,
+            None => RoundState::default(),
+        };
+        let capabilities = context.client_capabilities().unwrap_or_default();
+        match self.registry.task_support(&name) {
+            Some(TaskSupport::Required) if !capabilities.supports_tasks() => {
+                let tasks = ClientCapabilities::builder().enable_tasks().build();
+                return Err(McpError::missing_required_client_capability(tasks));
+            }
+            Some(TaskSupport::Optional | TaskSupport::Required) if capabilities.supports_tasks() => {
+                let client = serde_json::to_value(&capabilities).unwrap_or_default();
+                let call = TaskCall::new(name, arguments)
+                    .with_principal(principal)
+                    .with_client(client);
+                let mut state = state;
+                state.answers.extend(request.responses);
+                let task = self
+                    .tasks
+                    .start(call, state)
+                    .await
+                    .map_err(task_requests::store_error)?;
+                let created = CreateTaskResult::new(wire::tasks::task(&task));
+                return Ok(ControlFlow::Break(CallToolResponse::Task(created)));
+            }
+            _ => {}
+        }
+        let notifier = Notifier::new(context.peer.clone());
+        let mut round = InputRound::new(state, request.responses, capabilities);
+        // Without a session, a request asks for log messages with a level of its own.
+        if let Some(level) = context.meta.log_level().and_then(caller::log_level) {
+            let threshold = Arc::new(SessionLogLevel::default());
+            threshold.set(level);
+            round = round.with_log(Self::client_caller(context, &notifier, threshold));
+        }
+        let round = Arc::new(round);
+        let call = self.tool_call(name, arguments, context, visibility, &notifier, round.clone());
+        let ended = run_round(&round, self.registry.call(call)).await;
+        notifier.finish().await;
+        match ended {
+            // A call that failed after a question the client could not take is one the
+            // client can make work: tell it which capability to declare.
+            RoundEnd::Finished(result) if result.is_error() && round.undeclared().is_some() => {
+                let required = round.undeclared().unwrap_or_default();
+                Err(McpError::missing_required_client_capability(required))
+            }
+            RoundEnd::Finished(result) => Ok(ControlFlow::Continue(result)),
+            RoundEnd::InputRequired(asked, state) => self
+                .input_required(asked, state, &binding)
+                .map(|result| ControlFlow::Break(result.into())),
+            RoundEnd::InvalidAnswer(problem) => Err(McpError::invalid_params(problem, None)),
+        }
+    }
+
     /// The input-required result of a call that asked `asked`, with `state` sealed for the
     /// call `binding` describes.
     fn input_required(
@@ -242,12 +341,24 @@ impl McpHandler {
     }
 }
 
+/// The principal of an authorized request.
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<&agent_tools_core::context::Principal> {
+    Authorized::of(context).map(|authorized| &authorized.principal)
+}
+
 /// Whether the request is of MCP 2026-07-28 or later: no requests to the client during a
 /// call (questions come back as input-required results), and cache hints on lists.
 fn speaks_2026(context: &RequestContext<RoleServer>) -> bool {
     context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// What a 2026-07-28 `tools/call` brings for its questions: the sealed state of earlier
+/// rounds and the answers to the last round's questions.
+struct Round2026 {
+    request_state: Option<String>,
+    responses: std::collections::BTreeMap<String, Value>,
 }
 
 impl ServerHandler for McpHandler {
@@ -304,50 +415,16 @@ impl ServerHandler for McpHandler {
         let name = request.name.into_owned();
         // From 2026-07-28 a question is answered in the client's next request.
         let result = if speaks_2026(&context) {
-            let principal = Authorized::of(&context).map(|authorized| authorized.principal.subject.clone());
-            let binding = Binding::new(&name, &arguments, principal.as_deref());
-            let state = match &request.request_state {
-                Some(text) => self
-                    .request_state
-                    .open(text, &binding)
-                    .map_err(|error| McpError::invalid_params(error.to_string(), None))?,
-                None => RoundState::default(),
+            let round = Round2026 {
+                request_state: request.request_state,
+                responses: request.input_responses.unwrap_or_default(),
             };
-            let responses = request.input_responses.unwrap_or_default();
-            let capabilities = context.client_capabilities().unwrap_or_default();
-            let notifier = Notifier::new(context.peer.clone());
-            let mut round = InputRound::new(state, responses, capabilities);
-            // Without a session, a request asks for log messages with a level of its own.
-            if let Some(level) = context.meta.log_level().and_then(caller::log_level) {
-                let threshold = Arc::new(SessionLogLevel::default());
-                threshold.set(level);
-                round = round.with_log(Self::client_caller(&context, &notifier, threshold));
-            }
-            let round = Arc::new(round);
-            let call = self.tool_call(
-                name,
-                arguments,
-                &context,
-                visibility.as_ref(),
-                &notifier,
-                round.clone(),
-            );
-            let ended = run_round(&round, self.registry.call(call)).await;
-            notifier.finish().await;
-            match ended {
-                // A call that failed after a question the client could not take is one
-                // the client can make work: tell it which capability to declare.
-                RoundEnd::Finished(result) if result.is_error() && round.undeclared().is_some() => {
-                    let required = round.undeclared().unwrap_or_default();
-                    return Err(McpError::missing_required_client_capability(required));
-                }
-                RoundEnd::Finished(result) => result,
-                RoundEnd::InputRequired(asked, state) => {
-                    return self
-                        .input_required(asked, state, &binding)
-                        .map(CallToolResponse::from);
-                }
-                RoundEnd::InvalidAnswer(problem) => return Err(McpError::invalid_params(problem, None)),
+            match self
+                .call_2026(name, arguments, round, &context, visibility.as_ref())
+                .await?
+            {
+                ControlFlow::Continue(result) => result,
+                ControlFlow::Break(response) => return Ok(response),
             }
         } else {
             let notifier = Notifier::new(context.peer.clone());
@@ -381,6 +458,31 @@ impl ServerHandler for McpHandler {
         tools::call_result(&result)
             .map(CallToolResponse::from)
             .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        task_requests::get(&self.tasks, &request.task_id, principal_of(&context)).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let principal = principal_of(&context);
+        task_requests::update(&self.tasks, &request.task_id, request.input_responses, principal).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        task_requests::cancel(&self.tasks, &request.task_id, principal_of(&context)).await
     }
 
     /// The tool's definition, which rmcp's HTTP transport reads to check the

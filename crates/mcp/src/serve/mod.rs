@@ -30,6 +30,8 @@ mod notify;
 mod own_requests;
 mod request_state;
 mod stdio;
+mod task_requests;
+mod task_runner;
 
 pub use error::ServeError;
 pub use handler::McpHandler;

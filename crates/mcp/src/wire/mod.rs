@@ -6,7 +6,9 @@
 //! same mapping, so a shape crosses the same way whichever side we are on.
 //!
 //! - [`tools`]: tool definitions, `tools/call` results and the content blocks they carry;
-//! - [`caller`]: log messages, elicitation and sampling requests and their answers.
+//! - [`caller`]: log messages, elicitation and sampling requests and their answers;
+//! - [`tasks`]: tasks as `tasks/get` and a task-creating `tools/call` answer them.
 
 pub(crate) mod caller;
+pub(crate) mod tasks;
 pub(crate) mod tools;

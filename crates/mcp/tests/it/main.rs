@@ -14,5 +14,7 @@ mod oauth_client;
 mod oauth_resource;
 #[cfg(feature = "oauth")]
 mod oauth_tool_search;
+mod request_2026;
 mod revision_2026;
 mod serve;
+mod tasks;

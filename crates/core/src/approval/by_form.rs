@@ -14,16 +14,18 @@ const CHOICES: [(&str, &str); 3] = [
     ("deny", "Deny"),
 ];
 
-/// The name the approval's question goes by (see [`Caller::ask`]): a client that answers
-/// in a later request (MCP 2026-07-28) answers it under this name.
-const QUESTION: &str = "approval";
+/// The name an approval's question goes by (see [`Caller::ask`]): a client that answers in
+/// a later request (MCP 2026-07-28) answers it under this name, and so does a person
+/// answering a task's approval from elsewhere (`agent-tools approvals allow ID`), with a
+/// form answer whose `decision` is `allow_once`, `allow_always` or `deny` (and a `reason`).
+pub const APPROVAL_QUESTION: &str = "approval";
 
 /// Asks `caller`'s user about `request`; `None` when the caller cannot put a form to
 /// anyone.
 pub(crate) async fn ask_by_form(caller: &dyn Caller, request: &ApprovalRequest) -> Option<Approval> {
     let form = ElicitRequest::form(request.question(), form_schema());
     let answer = caller
-        .ask(QUESTION, InputRequest::elicit(form))
+        .ask(APPROVAL_QUESTION, InputRequest::elicit(form))
         .await
         .and_then(|answer| {
             answer

@@ -42,6 +42,7 @@ use serde_json::Value;
 use crate::tool::BoxFuture;
 use crate::{policy::Reason, principal::Principal};
 
+pub use by_form::APPROVAL_QUESTION;
 pub(crate) use by_form::ask_by_form;
 pub(crate) use grants::SessionGrants;
 pub(crate) use pending::PendingCalls;

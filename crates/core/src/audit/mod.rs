@@ -119,6 +119,22 @@ pub struct AuditEvent {
     /// Repairs made to the arguments before validation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repairs: Vec<String>,
+    /// The answer to the policy's question about the call, when it asked one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalRecord>,
+}
+
+/// A person's answer to the policy's question about a call, as the audit log keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ApprovalRecord {
+    /// The answer: `allow_once`, `allow_always`, `allow_edited`, `deny` or `defer`.
+    pub decision: String,
+    /// Who gave it, when known (the name given with a task's answer, e.g. by
+    /// `agent-tools approvals allow`); absent when an approver or a client answered
+    /// without saying who.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// Where audit events go. Called once per call, after it ends, from the task that made
@@ -216,6 +232,7 @@ mod tests {
             output_bytes: 42,
             error: Some("bad".into()),
             repairs: vec![],
+            approval: None,
         };
         let line = serde_json::to_string(&event).unwrap();
         assert!(

@@ -113,6 +113,23 @@ pub trait Caller: Send + Sync + 'static {
     fn keep(&self, key: &str, value: serde_json::Value) {
         let _ = (key, value);
     }
+
+    /// Whether a question put to this caller may be answered after the request that made
+    /// the call has ended, by whoever reaches where it is kept — a task's questions, kept
+    /// in its store, answered by the client or from another program. A policy's approval
+    /// that an approver deferred ([`Approval::Defer`](crate::approval::Approval::Defer))
+    /// is then asked here, so that it waits with the call rather than apart from it. The
+    /// default: no.
+    fn asks_later(&self) -> bool {
+        false
+    }
+
+    /// Who gave the answer to the question named `key`, when the caller knows (a person's
+    /// name given with a task's answer); recorded in the audit log with an approval.
+    fn answered_by(&self, key: &str) -> Option<String> {
+        let _ = key;
+        None
+    }
 }
 
 /// A shared caller, so an application can keep a handle on the one it gives a registry.
@@ -143,6 +160,14 @@ impl<C: Caller + ?Sized> Caller for std::sync::Arc<C> {
 
     fn keep(&self, key: &str, value: serde_json::Value) {
         (**self).keep(key, value);
+    }
+
+    fn asks_later(&self) -> bool {
+        (**self).asks_later()
+    }
+
+    fn answered_by(&self, key: &str) -> Option<String> {
+        (**self).answered_by(key)
     }
 }
 

@@ -10,7 +10,8 @@ use serde_json::Value;
 use super::call::CallOptions;
 use super::recorder::AuditRecorder;
 use super::{Entry, ToolRegistry};
-use crate::approval::ask_by_form;
+use crate::approval::{APPROVAL_QUESTION, ask_by_form};
+use crate::caller::Caller;
 use crate::policy::{Decision, ToolRules};
 use crate::{
     approval::{Approval, ApprovalRequest, PendingCall},
@@ -20,7 +21,8 @@ use crate::{
 
 /// What came of asking for approval.
 enum Answer {
-    Given(Approval),
+    /// The answer, and who gave it when the caller knows.
+    Given(Approval, Option<String>),
     /// Nobody can be asked.
     NoOne,
     /// The call was cancelled while waiting.
@@ -112,7 +114,8 @@ impl ToolRegistry {
             preview: None,
         };
         match self.ask(&mut request, call.entry, call.options).await {
-            Answer::Given(approval) => {
+            Answer::Given(approval, by) => {
+                recorder.approval(decision_name(&approval), by);
                 let approved = Approved {
                     entry: call.entry,
                     rules: Some(rules),
@@ -172,14 +175,18 @@ impl ToolRegistry {
         let waiting = async {
             request.preview = entry.tool.preview(request.arguments.clone()).await;
             if let Some(approver) = approver {
-                return Answer::Given(approver.approve(request).await);
+                let approval = approver.approve(request).await;
+                // Deferred, the question waits with the call when its caller keeps
+                // questions (a task): answered there, by the client or from another program.
+                match caller.filter(|caller| approval == Approval::Defer && caller.asks_later()) {
+                    Some(caller) => return by_form(caller.as_ref(), request).await,
+                    None => return Answer::Given(approval, None),
+                }
             }
-            let Some(caller) = caller else {
-                return Answer::NoOne;
-            };
-            ask_by_form(caller.as_ref(), request)
-                .await
-                .map_or(Answer::NoOne, Answer::Given)
+            match caller {
+                Some(caller) => by_form(caller.as_ref(), request).await,
+                None => Answer::NoOne,
+            }
         };
         let Some(token) = &options.cancellation else {
             return waiting.await;
@@ -188,6 +195,25 @@ impl ToolRegistry {
             Either::Left((answer, _)) => answer,
             Either::Right(_) => Answer::Cancelled,
         }
+    }
+}
+
+/// Asks `caller`'s user about `request` by a form.
+async fn by_form(caller: &dyn Caller, request: &ApprovalRequest) -> Answer {
+    match ask_by_form(caller, request).await {
+        Some(approval) => Answer::Given(approval, caller.answered_by(APPROVAL_QUESTION)),
+        None => Answer::NoOne,
+    }
+}
+
+/// The name the audit log gives an answer.
+fn decision_name(approval: &Approval) -> &'static str {
+    match approval {
+        Approval::AllowOnce => "allow_once",
+        Approval::AllowAlways => "allow_always",
+        Approval::Deny(_) => "deny",
+        Approval::AllowEdited(_) => "allow_edited",
+        Approval::Defer => "defer",
     }
 }
 

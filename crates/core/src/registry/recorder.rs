@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
 use crate::{
-    audit::{AuditEvent, Outcome},
+    audit::{ApprovalRecord, AuditEvent, Outcome},
     principal::Principal,
     tool::BoxFuture,
     trace_context::TraceContext,
@@ -38,6 +38,8 @@ struct Pending<'a> {
     span: Option<Box<dyn CallSpan>>,
     /// The span's context, or else the one the call came with.
     trace_context: Option<Arc<TraceContext>>,
+    /// The answer to the policy's question, if it asked.
+    approval: Option<ApprovalRecord>,
 }
 
 /// What the audit sinks that store in the background still have to store: the registry
@@ -87,6 +89,7 @@ impl<'a> AuditRecorder<'a> {
                 secrets: Vec::new(),
                 span,
                 trace_context,
+                approval: None,
             })
         });
         Self { pending }
@@ -104,6 +107,16 @@ impl<'a> AuditRecorder<'a> {
     pub(crate) fn arguments(&mut self, arguments: &Value) {
         if let Some(pending) = &mut self.pending {
             pending.redacted(arguments);
+        }
+    }
+
+    /// Records the answer to the policy's question about the call, and who gave it.
+    pub(crate) fn approval(&mut self, decision: &str, by: Option<String>) {
+        if let Some(pending) = &mut self.pending {
+            pending.approval = Some(ApprovalRecord {
+                decision: decision.to_owned(),
+                by,
+            });
         }
     }
 
@@ -193,6 +206,7 @@ impl Pending<'_> {
             output_bytes: ended.output_bytes,
             error: ended.error,
             repairs: ended.repairs,
+            approval: self.approval,
         };
         for sink in self.config.sinks.iter() {
             sink.record(&event);

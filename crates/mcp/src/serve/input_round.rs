@@ -33,6 +33,7 @@ use std::pin::pin;
 use std::sync::Mutex;
 use std::task::Poll;
 
+use agent_tools_core::approval::APPROVAL_QUESTION;
 use agent_tools_core::caller::{
     Caller, CallerError, ElicitRequest, ElicitResponse, InputRequest, InputResponse, LogMessage, Root,
     SamplingRequest, SamplingResponse,
@@ -51,6 +52,9 @@ pub(crate) struct InputRound {
     capabilities: ClientCapabilities,
     /// Where log messages go: the client, when the request named a level.
     log: Option<Box<dyn Caller>>,
+    /// A task's round: its questions are kept in the task's store, and who answered each
+    /// is known.
+    task: Option<BTreeMap<String, String>>,
     inner: Mutex<RoundInner>,
 }
 
@@ -94,6 +98,7 @@ impl InputRound {
             answers,
             capabilities,
             log: None,
+            task: None,
             inner: Mutex::new(RoundInner {
                 kept: state.kept,
                 ..RoundInner::default()
@@ -105,6 +110,14 @@ impl InputRound {
     /// them by the request's level).
     pub(crate) fn with_log(mut self, log: impl Caller) -> Self {
         self.log = Some(Box::new(log));
+        self
+    }
+
+    /// The same round as one of a task's, whose questions wait in the task's store (so
+    /// an approval an approver deferred is asked here) and whose answers were given by
+    /// those `answered_by` names.
+    pub(crate) fn for_task(mut self, answered_by: BTreeMap<String, String>) -> Self {
+        self.task = Some(answered_by);
         self
     }
 
@@ -162,7 +175,10 @@ impl InputRound {
     }
 
     async fn ask_named(&self, key: String, request: InputRequest) -> Result<InputResponse, CallerError> {
-        if !self.declared(&request) {
+        // A task's approval may be answered from elsewhere than the client (a person
+        // with `agent-tools approvals`), so it is asked whatever the client declared.
+        let approval_of_task = self.task.is_some() && key == APPROVAL_QUESTION;
+        if !approval_of_task && !self.declared(&request) {
             let (capability, value) = capability_of(&request);
             self.inner().undeclared.insert(capability.to_owned(), value);
             return Err(CallerError::not_available(request.what()));
@@ -225,6 +241,14 @@ impl Caller for InputRound {
 
     fn keep(&self, key: &str, value: Value) {
         self.inner().kept.insert(key.to_owned(), value);
+    }
+
+    fn asks_later(&self) -> bool {
+        self.task.is_some()
+    }
+
+    fn answered_by(&self, key: &str) -> Option<String> {
+        self.task.as_ref()?.get(key).cloned()
     }
 }
 

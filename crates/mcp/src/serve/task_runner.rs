@@ -117,7 +117,9 @@ impl TaskRunner {
         let state: RoundState = serde_json::from_value(task.state.clone()).unwrap_or_default();
         let capabilities: ClientCapabilities =
             serde_json::from_value(task.call.client.clone()).unwrap_or_default();
-        let round = Arc::new(InputRound::new(state, task.answers.clone(), capabilities));
+        let round =
+            InputRound::new(state, task.answers.clone(), capabilities).for_task(task.answered_by.clone());
+        let round = Arc::new(round);
         let mut call = ToolCall::new(
             format!("task-{}", task.id),
             task.call.tool.clone(),

@@ -337,3 +337,76 @@ async fn a_task_whose_server_stopped_renewing_is_failed_with_why() {
     let message = failed["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("stopped before it finished"), "{failed}");
 }
+
+/// A policy that asks before `publish` runs, with an approver that defers every question
+/// (no person is at hand when the call is made): in a task, the question waits with the
+/// call, in `input_required`, even for a client that cannot put forms to its user, and a
+/// person answers it later from elsewhere through the same store (as `agent-tools
+/// approvals allow|deny ID` does). The answer, and who gave it, is in the audit log; a
+/// denial reaches the model with its reason.
+#[tokio::test]
+async fn a_deferred_approval_waits_in_the_task_until_a_person_answers_from_elsewhere() {
+    use agent_tools_core::approval::{APPROVAL_QUESTION, ApproveLater};
+    use agent_tools_core::audit::MemoryAudit;
+
+    let policy = agent_tools_core::policy::Policy::builder()
+        .ask("publish")
+        .build()
+        .expect("a policy");
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder()
+        .policy(policy)
+        .approver(ApproveLater)
+        .audit(audit.clone())
+        .task_support(TaskSupport::Optional)
+        .build();
+    let publish = DynamicTool::new(
+        "publish",
+        "Publish.",
+        json!({"type": "object"}),
+        |_: Value, _: ToolContext| async { Ok::<_, ToolError>("published") },
+    );
+    registry.register(publish).expect("registers");
+    let tasks = Tasks::new(MemoryTaskStore::new());
+    let server = McpHandler::new(registry)
+        .tasks(tasks.clone())
+        .serve_http("127.0.0.1:0")
+        .await
+        .expect("serves");
+    let without_forms = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for (decision, by, expected) in [("allow_once", "alice", "published"), ("deny", "bob", "not today")] {
+        let created = Request::new("tools/call", call_params("publish", json!({}), json!({})))
+            .header("mcp-name", "publish")
+            .meta(
+                "io.modelcontextprotocol/clientCapabilities",
+                without_forms.clone(),
+            )
+            .send(&server)
+            .await
+            .response;
+        let id = task_id(&created);
+        let waiting = wait_for(&server, &id, &["input_required"]).await;
+        assert_eq!(
+            waiting["inputRequests"][APPROVAL_QUESTION]["method"], "elicitation/create",
+            "{waiting}"
+        );
+        // Elsewhere: another program with the store, not the client.
+        let answer = json!({"action": "accept", "content": {"decision": decision, "reason": "not today"}});
+        let answers = std::collections::BTreeMap::from([(APPROVAL_QUESTION.to_owned(), answer)]);
+        tasks.answer(&id, answers, Some(by)).await.expect("answered");
+        let done = wait_for(&server, &id, &["completed"]).await;
+        let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains(expected), "{decision}: {done}");
+        let event = audit
+            .events()
+            .into_iter()
+            .rev()
+            .find(|event| event.tool == "publish" && event.approval.is_some())
+            .expect("the decided call is audited");
+        let approval = event.approval.expect("with its approval");
+        assert_eq!(
+            (approval.decision.as_str(), approval.by.as_deref()),
+            (decision, Some(by))
+        );
+    }
+}

@@ -352,6 +352,15 @@ impl ConformanceTools {
         Ok(format!("Got {} and {}", text_of(&first), text_of(&second)))
     }
 
+    /// Asks the user's name within its request (an input-required round trip), then goes
+    /// on as a task, whose result greets them.
+    #[tool(read_only, task = "required", explicit_task_start)]
+    async fn test_tool_with_task(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        let name = ask_form(ctx, "user_name", "What is your name?", "name", "string").await?;
+        ctx.start_task().await?;
+        Ok(format!("Hello, {}! (finished as a task)", text_of(&name)))
+    }
+
     /// Asks for a confirmation; a changed request state is refused before the tool runs.
     #[tool(read_only)]
     async fn test_input_required_result_tampered_state(

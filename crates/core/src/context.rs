@@ -352,6 +352,20 @@ impl ToolContext {
         Ok(value)
     }
 
+    /// Goes on as a task from here, for a tool that starts its task itself
+    /// ([`ToolMeta::explicit_task_start`](crate::tool::ToolMeta::explicit_task_start)):
+    /// what the call asked so far was answered within its request (an input-required
+    /// round trip), and now the client gets a task and the rest runs in the background —
+    /// from the tool's start again, with the answers, as every round does (see
+    /// [`ask`](Self::ask)). Returns at once where the call does not become a task (it
+    /// runs within its request, or is a task already).
+    pub async fn start_task(&self) -> Result<(), CallerError> {
+        match &self.caller {
+            Some(caller) => self.unless_cancelled(caller.start_task()).await,
+            None => Ok(()),
+        }
+    }
+
     fn caller(&self, what: &str) -> Result<&Arc<dyn Caller>, CallerError> {
         self.caller
             .as_ref()

@@ -34,6 +34,7 @@ const KNOWN: &[&str] = &[
     "kinds",
     "headers",
     "task",
+    "explicit_task_start",
     "crate",
 ];
 
@@ -80,6 +81,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) headers: Vec<(String, String)>,
     /// `task = "optional"`: the `TaskSupport` variant.
     pub(crate) task: Option<&'static str>,
+    pub(crate) explicit_task_start: Option<bool>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -154,6 +156,7 @@ impl ToolAttrs {
             "kinds" => self.kinds = kinds_value(&meta)?,
             "headers" => self.headers = headers_value(&meta)?,
             "task" => self.task = Some(task_value(&meta)?),
+            "explicit_task_start" => self.explicit_task_start = Some(flag_value(&meta)?),
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }

@@ -99,6 +99,7 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
         ("strict", attrs.strict),
         ("edits_files", attrs.edits_files),
         ("defer", attrs.defer),
+        ("explicit_task_start", attrs.explicit_task_start),
     ];
     for (method, value) in flags {
         if let Some(value) = value {

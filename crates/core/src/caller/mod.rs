@@ -130,6 +130,13 @@ pub trait Caller: Send + Sync + 'static {
         let _ = key;
         None
     }
+
+    /// Makes the rest of the call a task ([`ToolContext::start_task`](crate::ToolContext::start_task)):
+    /// a caller that can (an MCP server whose client takes tasks) ends this run of the
+    /// call and never returns; the default returns at once, the call going on as it is.
+    fn start_task(&self) -> BoxFuture<'_, Result<(), CallerError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// A shared caller, so an application can keep a handle on the one it gives a registry.
@@ -168,6 +175,10 @@ impl<C: Caller + ?Sized> Caller for std::sync::Arc<C> {
 
     fn answered_by(&self, key: &str) -> Option<String> {
         (**self).answered_by(key)
+    }
+
+    fn start_task(&self) -> BoxFuture<'_, Result<(), CallerError>> {
+        (**self).start_task()
     }
 }
 

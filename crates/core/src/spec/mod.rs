@@ -88,6 +88,9 @@ pub struct ToolMeta {
     /// Whether calls may run as tasks; `None` takes the registry's default (see
     /// [`task`](Self::task)).
     pub task: Option<TaskSupport>,
+    /// A call becomes a task only when the tool says so (see
+    /// [`explicit_task_start`](Self::explicit_task_start)).
+    pub explicit_task_start: bool,
 }
 
 impl ToolMeta {
@@ -107,6 +110,7 @@ impl ToolMeta {
             argument_kinds: Vec::new(),
             header_arguments: Vec::new(),
             task: None,
+            explicit_task_start: false,
         }
     }
 
@@ -238,6 +242,16 @@ impl ToolMeta {
     /// registry's default applies.
     pub fn task(mut self, support: TaskSupport) -> Self {
         self.task = Some(support);
+        self
+    }
+
+    /// A call that may run as a task runs within its request until the tool calls
+    /// [`ToolContext::start_task`](crate::ToolContext::start_task), and becomes a task
+    /// there: for a tool that gathers what it needs from the user first (input-required
+    /// round trips, quick) and then works for long. Without it, such a call is a task from
+    /// its start.
+    pub fn explicit_task_start(mut self, yes: bool) -> Self {
+        self.explicit_task_start = yes;
         self
     }
 

@@ -279,25 +279,25 @@ impl McpHandler {
                 let tasks = ClientCapabilities::builder().enable_tasks().build();
                 return Err(McpError::missing_required_client_capability(tasks));
             }
-            Some(TaskSupport::Optional | TaskSupport::Required) if capabilities.supports_tasks() => {
-                let client = serde_json::to_value(&capabilities).unwrap_or_default();
-                let call = TaskCall::new(name, arguments)
-                    .with_principal(principal)
-                    .with_client(client);
+            Some(TaskSupport::Optional | TaskSupport::Required)
+                if capabilities.supports_tasks() && !self.starts_task_itself(&name) =>
+            {
                 let mut state = state;
                 state.answers.extend(request.responses);
-                let task = self
-                    .tasks
-                    .start(call, state)
-                    .await
-                    .map_err(task_requests::store_error)?;
-                let created = CreateTaskResult::new(wire::tasks::task(&task));
-                return Ok(ControlFlow::Break(CallToolResponse::Task(created)));
+                let task = TaskCall::new(name, arguments).with_principal(principal);
+                return self.start_task(task, &capabilities, state).await;
             }
             _ => {}
         }
         let notifier = Notifier::new(context.peer.clone());
+        let may_start_task = capabilities.supports_tasks() && self.starts_task_itself(&name);
+        let task =
+            may_start_task.then(|| TaskCall::new(name.clone(), arguments.clone()).with_principal(principal));
+        let client = capabilities.clone();
         let mut round = InputRound::new(state, request.responses, capabilities);
+        if may_start_task {
+            round = round.may_start_task();
+        }
         // Without a session, a request asks for log messages with a level of its own.
         if let Some(level) = context.meta.log_level().and_then(caller::log_level) {
             let threshold = Arc::new(SessionLogLevel::default());
@@ -320,7 +320,36 @@ impl McpHandler {
                 .input_required(asked, state, &binding)
                 .map(|result| ControlFlow::Break(result.into())),
             RoundEnd::InvalidAnswer(problem) => Err(McpError::invalid_params(problem, None)),
+            RoundEnd::StartTask(state) => match task {
+                Some(task) => self.start_task(task, &client, state).await,
+                None => Err(McpError::internal_error("a call started a task it may not", None)),
+            },
         }
+    }
+
+    /// Whether `name` is a task tool that becomes a task only where it says so.
+    fn starts_task_itself(&self, name: &str) -> bool {
+        self.registry
+            .get(name)
+            .is_some_and(|tool| tool.spec().meta.explicit_task_start)
+    }
+
+    /// Makes `call` a task for a client that declared `capabilities`, its first round
+    /// starting from `state`: the response that gives the client the task.
+    async fn start_task(
+        &self,
+        call: TaskCall,
+        capabilities: &ClientCapabilities,
+        state: RoundState,
+    ) -> Result<ControlFlow<CallToolResponse, ToolResult>, McpError> {
+        let call = call.with_client(serde_json::to_value(capabilities).unwrap_or_default());
+        let task = self
+            .tasks
+            .start(call, state)
+            .await
+            .map_err(task_requests::store_error)?;
+        let created = CreateTaskResult::new(wire::tasks::task(&task));
+        Ok(ControlFlow::Break(CallToolResponse::Task(created)))
     }
 
     /// The input-required result of a call that asked `asked`, with `state` sealed for the

@@ -55,6 +55,8 @@ pub(crate) struct InputRound {
     /// A task's round: its questions are kept in the task's store, and who answered each
     /// is known.
     task: Option<BTreeMap<String, String>>,
+    /// The call may become a task here when the tool says so (`ToolContext::start_task`).
+    may_start_task: bool,
     inner: Mutex<RoundInner>,
 }
 
@@ -70,6 +72,8 @@ struct RoundInner {
     unnamed: HashMap<&'static str, usize>,
     /// The capabilities (`sampling`, …) of questions the client could not be asked.
     undeclared: serde_json::Map<String, Value>,
+    /// The tool asked to go on as a task.
+    start_task: bool,
     /// The first answer that did not fit its question.
     invalid: Option<String>,
 }
@@ -82,6 +86,8 @@ pub(crate) enum RoundEnd<T> {
     InputRequired(BTreeMap<String, InputRequest>, RoundState),
     /// An answer did not fit its question.
     InvalidAnswer(String),
+    /// The tool asked to go on as a task, which starts from the state.
+    StartTask(RoundState),
 }
 
 impl InputRound {
@@ -99,6 +105,7 @@ impl InputRound {
             capabilities,
             log: None,
             task: None,
+            may_start_task: false,
             inner: Mutex::new(RoundInner {
                 kept: state.kept,
                 ..RoundInner::default()
@@ -118,6 +125,13 @@ impl InputRound {
     /// those `answered_by` names.
     pub(crate) fn for_task(mut self, answered_by: BTreeMap<String, String>) -> Self {
         self.task = Some(answered_by);
+        self
+    }
+
+    /// The same round, in which the call becomes a task where the tool says so
+    /// (`ToolContext::start_task`): the round ends there with [`RoundEnd::StartTask`].
+    pub(crate) fn may_start_task(mut self) -> Self {
+        self.may_start_task = true;
         self
     }
 
@@ -247,14 +261,23 @@ impl Caller for InputRound {
         self.task.is_some()
     }
 
+    fn start_task(&self) -> BoxFuture<'_, Result<(), CallerError>> {
+        if self.task.is_some() || !self.may_start_task {
+            return Box::pin(std::future::ready(Ok(())));
+        }
+        self.inner().start_task = true;
+        // Never returns in this run: `run_round` ends it here.
+        Box::pin(std::future::pending())
+    }
+
     fn answered_by(&self, key: &str) -> Option<String> {
         self.task.as_ref()?.get(key).cloned()
     }
 }
 
-/// Runs `call` with `round` as its caller until it finishes or asks a question it has no
-/// answer for; then the call is dropped (cancelled at the question) and the questions it
-/// asked so far are returned. Questions asked together (`join`) are all in one round.
+/// Runs `call` with `round` as its caller until it finishes, asks a question it has no
+/// answer for or asks to go on as a task; then the call is dropped (cancelled where it
+/// waits) and the questions it asked so far, or the task's start, are returned. Questions asked together (`join`) are all in one round.
 pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = T>) -> RoundEnd<T> {
     let mut call = pin!(call);
     std::future::poll_fn(|cx| {
@@ -266,12 +289,16 @@ pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = 
         if let Poll::Ready(output) = finished {
             return Poll::Ready(RoundEnd::Finished(output));
         }
-        if inner.asked.is_empty() {
+        if inner.asked.is_empty() && !inner.start_task {
             return Poll::Pending;
         }
         let asked = std::mem::take(&mut inner.asked);
         let state = RoundState::new(std::mem::take(&mut inner.used), std::mem::take(&mut inner.kept));
-        Poll::Ready(RoundEnd::InputRequired(asked, state))
+        // Questions asked on the way are answered before the task starts.
+        match asked.is_empty() {
+            true => Poll::Ready(RoundEnd::StartTask(state)),
+            false => Poll::Ready(RoundEnd::InputRequired(asked, state)),
+        }
     })
     .await
 }

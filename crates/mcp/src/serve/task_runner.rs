@@ -160,6 +160,11 @@ impl TaskRunner {
                 let error = task_error(-32602, problem);
                 self.tasks.finish(&task.id, &self.holder, Err(error)).await?;
             }
+            // A task's round is not allowed to start another (see `InputRound::start_task`).
+            RoundEnd::StartTask(_) => {
+                let error = task_error(-32603, "the task's call asked to start a task");
+                self.tasks.finish(&task.id, &self.holder, Err(error)).await?;
+            }
         }
         Ok(())
     }

@@ -410,3 +410,43 @@ async fn a_deferred_approval_waits_in_the_task_until_a_person_answers_from_elsew
         );
     }
 }
+
+/// A tool that starts its task itself gathers what it needs within its request (an
+/// input-required round trip, no task yet) and becomes a task where it says so; the
+/// task's result has the answer given before it existed.
+#[tokio::test]
+async fn a_tool_that_starts_its_task_itself_asks_first_then_becomes_a_task() {
+    let meta = ToolMeta::new("greet_later", "Asks a name, then greets as a task.")
+        .task(TaskSupport::Required)
+        .explicit_task_start(true);
+    let greet = DynamicTool::from_meta(
+        meta,
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            let name = ask(&ctx, "user_name").await?;
+            ctx.start_task().await?;
+            Ok::<_, ToolError>(format!("Hello, {name}!"))
+        },
+    );
+    let registry = ToolRegistry::new();
+    registry.register(greet).expect("registers");
+    let server = McpHandler::new(registry)
+        .serve_http("127.0.0.1:0")
+        .await
+        .expect("serves");
+    let first = call_as_task_client(&server, "greet_later", json!({})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert!(first["result"].get("taskId").is_none(), "{first}");
+    let answers = json!({"user_name": {"action": "accept", "content": {"name": "Alice"}}});
+    let retry = json!({"inputResponses": answers, "requestState": first["result"]["requestState"]});
+    let second = Request::new("tools/call", call_params("greet_later", json!({}), retry))
+        .header("mcp-name", "greet_later")
+        .meta("io.modelcontextprotocol/clientCapabilities", task_client())
+        .send(&server)
+        .await
+        .response;
+    let id = task_id(&second);
+    assert!(second["result"].get("requestState").is_none(), "{second}");
+    let done = wait_for(&server, &id, &["completed"]).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Alice!", "{done}");
+}

@@ -111,7 +111,8 @@ impl TaskStoreOptions {
 
 /// MCP tasks in a PostgreSQL table, `agent_tools_tasks`, that every replica of a server
 /// shares: a task created through one replica is read, answered, claimed and cancelled
-/// through any other, and outlives them all. Use it through
+/// through any other, and outlives them all. Cheap to clone; clones share the
+/// connections. Use it through
 /// [`Tasks`](agent_tools_core::task::Tasks), which applies a task's rules on top of any
 /// store:
 ///
@@ -135,7 +136,8 @@ impl TaskStoreOptions {
 ///   it); changes to different tasks do not wait for each other. A change that changes
 ///   nothing writes nothing.
 /// - **Once it returns, it is stored.** Every call returns after its statement or
-///   transaction committed, and what is committed is what every replica reads next.
+///   transaction committed (as durably as the server's `synchronous_commit` makes a
+///   commit), and what is committed is what every replica reads next.
 /// - **A change is applied once, or tried again only when nothing was written.** When the
 ///   connection is lost before the commit is sent (the server restarted, or ended the
 ///   session), the change is applied again, on a new connection, to the record as stored
@@ -158,7 +160,8 @@ impl TaskStoreOptions {
 ///   lease ([`TaskOptions::lease`](agent_tools_core::task::TaskOptions::lease)).
 /// - **Nothing is pushed.** A change is seen by the next read; no replica is told of it
 ///   (clients poll a task, at its `poll_interval_ms`).
-/// - **Expired tasks stay until removed.** They read as gone at once, but their rows go
+/// - **Expired tasks stay until removed.** Through `Tasks` they read as gone at once
+///   (the store itself still returns them), but their rows go
 ///   only when some replica calls
 ///   [`Tasks::remove_expired`](agent_tools_core::task::Tasks::remove_expired) (now and
 ///   then: it is one indexed `DELETE`).
@@ -365,7 +368,8 @@ impl Failed {
 
 /// Whether `error` ended the connection rather than one statement: a failure on the
 /// client's side (the connection closed, an I/O error) or the server ending the session
-/// (SQLSTATE class 08, or 57P01–57P03: shut down, crashed, not accepting connections).
+/// (SQLSTATE class 08, or 57P: the session terminated, the server shutting down or
+/// crashed, the database dropped).
 fn connection_lost(error: &Error) -> bool {
     match error.code() {
         Some(code) => code.starts_with("08") || code.starts_with("57P"),

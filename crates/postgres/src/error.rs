@@ -16,7 +16,7 @@ pub enum Error {
          ({supported}); upgrade agent-tools"
     )]
     NewerSchema {
-        /// The component (`memory`, `audit`).
+        /// The component (`memory`, `audit`, `tasks`).
         component: String,
         /// The version found.
         found: i32,

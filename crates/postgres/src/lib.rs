@@ -1,5 +1,5 @@
-//! agent-tools on PostgreSQL: what the memory store and the audit log share to reach a
-//! server, and the audit log in a table.
+//! agent-tools on PostgreSQL: what the memory store, the audit log and the task store share
+//! to reach a server, the audit log in a table, and MCP tasks that replicas share.
 //!
 //! - [`Pool`]: a few connections every task shares (each pipelines the statements of
 //!   whoever uses it at once), with TLS through rustls and the platform's trusted roots,
@@ -9,6 +9,9 @@
 //!   into `agent_tools_audit`, in batches, from any number of processes, and telling
 //!   the registry when a call's row is committed, so that a call whose result was
 //!   returned is in the table even if the process dies the next moment.
+//! - [`PostgresTaskStore`]: a [`TaskStore`](agent_tools_core::task::TaskStore) keeping MCP
+//!   tasks in `agent_tools_tasks`, so that any replica of a server answers for a task
+//!   another created; each change is one transaction holding the task's row locked.
 //!
 //! Tables carry an `agent_tools_` prefix, and the schema version of each component is
 //! kept in `agent_tools_schema` and migrated under an advisory lock when a process
@@ -20,14 +23,17 @@
 
 mod audit;
 mod error;
+mod exclusive;
 mod migrate;
 mod pool;
+mod tasks;
 mod tls;
 
 pub use audit::{AuditOptions, PostgresAudit};
 pub use error::Error;
 pub use migrate::{Migration, migrate};
 pub use pool::{Connection, Pool, PoolOptions};
+pub use tasks::{PostgresTaskStore, TaskStoreOptions};
 
 /// The client this crate is built on, for statements of one's own on a [`Connection`].
 pub use tokio_postgres;

@@ -1,6 +1,6 @@
 //! Schemas created and migrated when a process connects, safely from many at once.
 //!
-//! Each component (`memory`, `audit`) keeps its version in `agent_tools_schema`.
+//! Each component (`memory`, `audit`, `tasks`) keeps its version in `agent_tools_schema`.
 //! Migrating is one transaction that first takes an advisory lock: replicas starting
 //! together queue on it, the first does the work, and the others find nothing left to
 //! do. DDL is transactional in PostgreSQL, so a failed migration leaves the old version

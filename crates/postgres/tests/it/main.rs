@@ -4,3 +4,4 @@
 //! runs one module. What several packages' tests share is `agent-tools-test-support`.
 
 mod audit;
+mod tasks;

@@ -89,6 +89,38 @@ pub(super) enum PolicyCommand {
     },
 }
 
+/// `approvals …`.
+#[derive(Debug, Subcommand)]
+pub(super) enum ApprovalsCommand {
+    /// List the tasks waiting for an approval: id, tool, arguments, since when.
+    #[command(
+        after_help = "Example:\n  agent-tools --config gateway.toml approvals list\n\nA task waits for an approval when the policy asks about its call (an ask rule, or a\nmode that asks) and the call runs as an MCP task: nobody is asked at once, the task is\ninput_required until a person answers, here or in the MCP client."
+    )]
+    List,
+    /// Let the task's call run (its next round runs when the client next polls).
+    Allow {
+        /// The task's id (from `approvals list`).
+        id: String,
+        /// Let the tool's later calls of the same session run without asking.
+        #[arg(long)]
+        always: bool,
+        /// Who decides, for the audit log (default: $USER).
+        #[arg(long = "as", value_name = "NAME")]
+        by: Option<String>,
+    },
+    /// Refuse the task's call; the model is told the reason.
+    Deny {
+        /// The task's id (from `approvals list`).
+        id: String,
+        /// What to tell the model.
+        #[arg(long)]
+        reason: Option<String>,
+        /// Who decides, for the audit log (default: $USER).
+        #[arg(long = "as", value_name = "NAME")]
+        by: Option<String>,
+    },
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(super) enum Command {
@@ -135,6 +167,10 @@ pub(super) enum Command {
     /// Test a policy: what it does with a call, and why.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Decide the approvals served calls wait for as MCP tasks, in the task store the
+    /// servers share ([tasks] postgres_url in --config).
+    #[command(subcommand)]
+    Approvals(ApprovalsCommand),
     /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
     #[command(
         after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n  DOCS_TOKEN=… agent-tools serve --mount docs=http://10.0.0.7:9000/mcp --mount-token-env docs=DOCS_TOKEN\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."

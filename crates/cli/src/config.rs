@@ -42,6 +42,10 @@ use agent_tools::policy::Policy;
 /// otlp = true
 /// postgres_url_env = "AUDIT_DATABASE_URL"
 ///
+/// [tasks]
+/// postgres_url_env = "TASKS_DATABASE_URL"
+/// default = "optional"
+///
 /// [[mount]]
 /// name = "git"
 /// command = ["uvx", "mcp-server-git"]
@@ -49,8 +53,8 @@ use agent_tools::policy::Policy;
 ///
 /// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it),
 /// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`), `[serve]` ([`ServeConfig`]),
-/// `[telemetry]` ([`TelemetryConfig`]), `[audit]` ([`AuditConfig`]), `[tool_search]`
-/// ([`ToolSearchConfig`]) and `[[mount]]` ([`MountConfig`]) are the CLI's own; the other
+/// `[telemetry]` ([`TelemetryConfig`]), `[audit]` ([`AuditConfig`]), `[tasks]`
+/// ([`TasksConfig`]), `[tool_search]` ([`ToolSearchConfig`]) and `[[mount]]` ([`MountConfig`]) are the CLI's own; the other
 /// sections configure the built-in tools ([`BuiltinConfig`]: `[workspace]`, `[exec]`,
 /// `[web]`, `[subagents]`, `[memory]`, `[media]`, `[screenshot]`). A key or section that
 /// is none of these is refused, naming every one that is.
@@ -73,6 +77,8 @@ pub struct Config {
     pub telemetry: TelemetryConfig,
     /// The `[audit]` section.
     pub audit: AuditConfig,
+    /// The `[tasks]` section.
+    pub tasks: TasksConfig,
     /// The `[tool_search]` section.
     pub tool_search: ToolSearchConfig,
     /// The `[[mount]]` entries, mounted after the `--mount` servers.
@@ -193,6 +199,29 @@ pub struct AuditConfig {
     pub postgres_url_env: Option<String>,
 }
 
+/// `[tasks]`: where served calls that became MCP tasks are kept, and which tools' calls
+/// may. Without a store, tasks live in the serving process; with one, replicas share
+/// them and `agent-tools approvals` answers their approvals from anywhere.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct TasksConfig {
+    /// Keep tasks in PostgreSQL (the table `agent_tools_tasks`) at this URL.
+    pub postgres_url: Option<String>,
+    /// The environment variable holding that URL, when `postgres_url` is not given.
+    pub postgres_url_env: Option<String>,
+    /// Whether calls of tools that state nothing may be tasks: `"forbidden"` (the
+    /// default), `"optional"` or `"required"`.
+    pub default: Option<String>,
+    /// How long a task is kept (default `"1h"`).
+    #[serde(default, with = "humantime_serde")]
+    pub ttl: Option<Duration>,
+    /// How long a server's hold on a running task lasts unrenewed (default `"10s"`): a
+    /// task whose server died is failed this long after.
+    #[serde(default, with = "humantime_serde")]
+    pub lease: Option<Duration>,
+}
+
 /// `[serve]`: how `serve --http` serves.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -227,7 +256,15 @@ struct CliKeys {
 
 /// The CLI's sections that are read one by one (`[policy]` and `[auth]` by their own
 /// modules, the rest by [`section`]); its other keys are [`CliKeys`]' fields.
-const CLI_SECTIONS: [&str; 6] = ["policy", "auth", "serve", "telemetry", "audit", "tool_search"];
+const CLI_SECTIONS: [&str; 7] = [
+    "policy",
+    "auth",
+    "serve",
+    "telemetry",
+    "audit",
+    "tasks",
+    "tool_search",
+];
 
 /// Every top-level key a config file may have: the CLI's, then the built-in tools'.
 fn known_keys() -> &'static [&'static str] {
@@ -252,6 +289,7 @@ impl Config {
         let serve: ServeConfig = section(&file, &mut table, "serve")?;
         let telemetry: TelemetryConfig = section(&file, &mut table, "telemetry")?;
         let audit: AuditConfig = section(&file, &mut table, "audit")?;
+        let tasks: TasksConfig = section(&file, &mut table, "tasks")?;
         let tool_search: ToolSearchConfig = section(&file, &mut table, "tool_search")?;
         // Checked here, where every section is known: the built-in tools' configuration
         // would name only its own.
@@ -279,6 +317,7 @@ impl Config {
             serve,
             telemetry,
             audit,
+            tasks,
             tool_search,
             mounts: keys.mount,
         })

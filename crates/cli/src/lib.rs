@@ -43,6 +43,7 @@ mod policy;
 mod runtime;
 mod serve;
 mod struct_fields;
+mod tasks;
 mod terminal_approver;
 mod toml_file;
 
@@ -54,7 +55,9 @@ use clap::Parser as _;
 
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken, PolicyCommand};
 pub use auth::{AuthConfig, ScopeConfig};
-pub use config::{AuditConfig, Config, MountConfig, ServeConfig, TelemetryConfig, ToolSearchConfig};
+pub use config::{
+    AuditConfig, Config, MountConfig, ServeConfig, TasksConfig, TelemetryConfig, ToolSearchConfig,
+};
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
@@ -255,6 +258,10 @@ where
     F: FnOnce(&ToolRegistry, &Settings) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
 {
     let settings = settings(&cli.global)?;
+    // Approvals are answered in the task store: no tools, no mounts.
+    if let Command::Approvals(command) = &cli.command {
+        return tasks::approvals(command, &settings.config.tasks, io).await;
+    }
     let observers = observe::Observers::open(&cli.global, &settings).await?;
     let approver = terminal_approver(cli.global.ask, &cli.command)?;
     let registry = build_registry(&settings, &observers, approver)?;
@@ -339,8 +346,11 @@ async fn run_command(
                 oauth,
                 stateless: *stateless || settings.config.serve.stateless,
             });
-            serve::serve(registry, http, io).await.map(|()| EXIT_OK)
+            let tasks = tasks::open(&settings.config.tasks).await?;
+            serve::serve(registry, http, tasks, io).await.map(|()| EXIT_OK)
         }
+        // Answered before the registry is built (`execute`).
+        Command::Approvals(_) => Ok(EXIT_OK),
     }
 }
 
@@ -410,6 +420,9 @@ fn build_registry(
     }
     if settings.tool_search {
         builder = builder.defer_all_except(settings.config.tool_search.core.iter().cloned());
+    }
+    if let Some(support) = tasks::default_support(&settings.config.tasks)? {
+        builder = builder.task_support(support);
     }
     Ok(builder.build())
 }

@@ -4,6 +4,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use agent_tools::ToolRegistry;
 use agent_tools::mcp::{HttpOptions, McpHandler, ServeError};
+use agent_tools::task::Tasks;
 
 use super::{CliError, Io, env_token, status};
 
@@ -20,13 +21,18 @@ pub(super) struct Http<'a> {
 }
 
 /// Serves until the client closes stdio, or, over HTTP, until Ctrl-C or SIGTERM.
+/// With `tasks`, calls that become MCP tasks are kept there (`[tasks]`), else in memory.
 pub(super) async fn serve(
     registry: ToolRegistry,
     http: Option<Http<'_>>,
+    tasks: Option<Tasks>,
     io: &mut Io<'_>,
 ) -> Result<(), CliError> {
     let count = registry.len();
-    let handler = McpHandler::new(registry);
+    let mut handler = McpHandler::new(registry);
+    if let Some(tasks) = tasks {
+        handler = handler.tasks(tasks);
+    }
     let Some(Http {
         addr,
         token_env,

@@ -6,7 +6,9 @@
 //! same mapping, so a shape crosses the same way whichever side we are on.
 //!
 //! - [`tools`]: tool definitions, `tools/call` results and the content blocks they carry;
-//! - [`caller`]: log messages, elicitation and sampling requests and their answers.
+//! - [`caller`]: log messages, elicitation and sampling requests and their answers;
+//! - [`input`]: the questions of an input-required result, and the answers of the retry.
 
 pub(crate) mod caller;
+pub(crate) mod input;
 pub(crate) mod tools;

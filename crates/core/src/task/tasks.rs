@@ -379,9 +379,7 @@ fn settle(task: &mut TaskRecord, status: TaskStatus, now: u64) {
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, millis)
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, millis)
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -10,6 +10,8 @@ mod handshake;
 mod mount;
 mod mount_2026;
 #[cfg(feature = "oauth")]
+mod oauth_2026;
+#[cfg(feature = "oauth")]
 mod oauth_client;
 #[cfg(feature = "oauth")]
 mod oauth_resource;

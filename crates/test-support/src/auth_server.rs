@@ -107,6 +107,14 @@ struct Inner {
     opaque_access_tokens: bool,
     /// The authorization requests, as query maps.
     authorizations: Vec<HashMap<String, String>>,
+    /// The registration requests, as sent.
+    registration_requests: Vec<Value>,
+    /// Whether the metadata promises `iss` in authorization responses (RFC 9207).
+    iss_promised: bool,
+    /// The `iss` the redirect carries, if any.
+    iss_in_redirect: Option<String>,
+    /// `scopes_supported` of the metadata, if it lists any.
+    scopes_supported: Option<Vec<String>>,
     serial: usize,
 }
 
@@ -276,6 +284,34 @@ impl AuthServer {
             .clone()
     }
 
+    /// From now on the metadata promises (`authorization_response_iss_parameter_supported`)
+    /// or not that redirects carry `iss` (RFC 9207), and they carry `iss` — which may be
+    /// another issuer's, as a mix-up attack would have it — or none.
+    pub fn iss_in_redirects(&self, promised: bool, iss: Option<&str>) {
+        let mut inner = self.shared.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.iss_promised = promised;
+        inner.iss_in_redirect = iss.map(str::to_owned);
+    }
+
+    /// The metadata lists `scopes` as `scopes_supported`.
+    pub fn scopes_supported(&self, scopes: &[&str]) {
+        self.shared
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .scopes_supported = Some(scopes.iter().map(|scope| (*scope).to_owned()).collect());
+    }
+
+    /// The registration requests so far, as their JSON bodies.
+    pub fn registration_requests(&self) -> Vec<Value> {
+        self.shared
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .registration_requests
+            .clone()
+    }
+
     /// How many times the JWKS was fetched.
     pub fn jwks_fetches(&self) -> usize {
         self.shared.counters.jwks_fetches.load(Ordering::SeqCst)
@@ -335,13 +371,9 @@ fn issue(
 }
 
 async fn metadata(State(shared): State<Shared>) -> Json<Value> {
-    let issuer = shared
-        .inner
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .issuer
-        .clone();
-    Json(json!({
+    let inner = shared.inner.lock().unwrap_or_else(PoisonError::into_inner);
+    let issuer = inner.issuer.clone();
+    let mut metadata = json!({
         "issuer": issuer,
         "authorization_endpoint": format!("{issuer}/authorize"),
         "token_endpoint": format!("{issuer}/token"),
@@ -352,7 +384,14 @@ async fn metadata(State(shared): State<Shared>) -> Json<Value> {
         "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-    }))
+    });
+    if inner.iss_promised {
+        metadata["authorization_response_iss_parameter_supported"] = true.into();
+    }
+    if let Some(scopes) = &inner.scopes_supported {
+        metadata["scopes_supported"] = json!(scopes);
+    }
+    Json(metadata)
 }
 
 async fn jwks(State(shared): State<Shared>) -> Json<JwkSet> {
@@ -392,8 +431,11 @@ async fn introspect(
 async fn register(State(shared): State<Shared>, Json(request): Json<Value>) -> Response {
     shared.counters.registrations.fetch_add(1, Ordering::SeqCst);
     let mut inner = shared.inner.lock().unwrap_or_else(PoisonError::into_inner);
+    inner.registration_requests.push(request.clone());
     inner.serial += 1;
-    let id = format!("client-{}", inner.serial);
+    // Named after the server too, so that one server's clients are never another's.
+    let port = inner.issuer.rsplit(':').next().unwrap_or_default().to_owned();
+    let id = format!("client-{port}-{}", inner.serial);
     let method = request["token_endpoint_auth_method"]
         .as_str()
         .unwrap_or("client_secret_basic")
@@ -454,6 +496,9 @@ async fn authorize(State(shared): State<Shared>, Query(query): Query<HashMap<Str
         .query_pairs_mut()
         .append_pair("code", &code)
         .append_pair("state", &param("state"));
+    if let Some(iss) = &inner.iss_in_redirect {
+        location.query_pairs_mut().append_pair("iss", iss);
+    }
     (StatusCode::FOUND, [("location", location.to_string())]).into_response()
 }
 

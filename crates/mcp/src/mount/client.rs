@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Implementation, ProtocolVersion,
+    Implementation, ListRootsResult, ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
@@ -15,8 +15,8 @@ use tokio::sync::watch;
 
 use super::requests::{self, CallsInFlight};
 
-/// The client side of a session: notes `list_changed` and passes the server's questions
-/// and sampling requests to the caller of the call in flight
+/// The client side of a session: notes `list_changed` and passes the server's questions,
+/// sampling requests and requests for roots to the caller of the call in flight
 /// ([`requests`]). Progress and log messages are taken off the
 /// transport before they get here ([`InOrder`](super::in_order::InOrder)).
 pub(super) struct MountClient {
@@ -51,6 +51,10 @@ impl ClientHandler for MountClient {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
         requests::sample(&self.calls, &params, &context.extensions).await
+    }
+
+    async fn list_roots(&self, context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+        requests::list_roots(&self.calls, &context.extensions).await
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

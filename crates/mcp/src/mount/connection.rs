@@ -11,6 +11,7 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_tools_core::caller::CallerError;
 use agent_tools_core::{ToolContext, ToolError, ToolOutput};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, GetMeta as _, ProtocolVersion, ServerNotification,
@@ -33,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use super::cancel::CancelOnDrop;
 use super::client::MountClient;
 use super::in_order::InOrder;
+use super::input_rounds::{self, RoundError};
 use super::progress::ProgressRoutes;
 use super::requests::CallsInFlight;
 use super::{McpServer, MountError};
@@ -235,6 +237,8 @@ enum Failure {
     Remote(String),
     /// The caller cancelled.
     Cancelled,
+    /// The server asked for input that the caller of the call could not give.
+    Caller(CallerError),
 }
 
 impl Connection {
@@ -316,6 +320,7 @@ impl Connection {
                 self.name
             )),
             Failure::Cancelled => ToolError::cancelled(),
+            Failure::Caller(error) => ToolError::from(error),
         })
     }
 
@@ -502,20 +507,54 @@ impl Session {
         self.stop.cancel();
     }
 
-    /// Sends `tools/call` and waits for the result, the caller's cancellation or the end
-    /// of the session, whichever comes first.
+    /// Calls the tool: `tools/call`, made again with the answers as long as the server
+    /// answers with an input-required result ([`input_rounds`]), at most
+    /// [`MAX_ROUNDS`](input_rounds::MAX_ROUNDS) times.
     async fn call(
         &self,
         name: &str,
         arguments: serde_json::Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, Failure> {
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        for round in 1..=input_rounds::MAX_ROUNDS {
+            let asked = match self.send(params.clone(), ctx).await? {
+                ServerResult::CallToolResult(result) => return Ok(tools::tool_output(&result)),
+                ServerResult::EmptyResult(_) => return Ok(ToolOutput::default()),
+                ServerResult::InputRequiredResult(asked) => asked,
+                ServerResult::CreateTaskResult(_) => {
+                    return Err(Failure::Remote(
+                        "it answered with a task, which mounted tools do not follow".to_owned(),
+                    ));
+                }
+                _ => {
+                    return Err(Failure::Remote(
+                        "it sent a response that is not a tool result".to_owned(),
+                    ));
+                }
+            };
+            let retry = input_rounds::answer(asked, round, ctx)
+                .await
+                .map_err(|error| match error {
+                    RoundError::Caller(error) => Failure::Caller(error),
+                    RoundError::Malformed(why) => Failure::Remote(why),
+                })?;
+            params.input_responses = retry.input_responses;
+            params.request_state = retry.request_state;
+        }
+        Err(Failure::Remote(format!(
+            "it asked for input {} times without finishing the call",
+            input_rounds::MAX_ROUNDS
+        )))
+    }
+
+    /// Sends one `tools/call` request and waits for its response, the caller's
+    /// cancellation or the end of the session, whichever comes first.
+    async fn send(&self, params: CallToolRequestParams, ctx: &ToolContext) -> Result<ServerResult, Failure> {
         if self.stop.is_cancelled() || self.ended.is_cancelled() || self.peer.is_transport_closed() {
             return Err(Failure::NotSent("the connection is closed".to_owned()));
         }
-        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(
-            CallToolRequestParams::new(name.to_owned()).with_arguments(arguments),
-        ));
+        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // SEP-414: the server continues this call's trace.
         if let Some(trace) = ctx.trace_context() {
             let meta = request.get_meta_mut();
@@ -543,17 +582,7 @@ impl Session {
         };
         abandoned.disarm();
         match response {
-            Ok(ServerResult::CallToolResult(result)) => Ok(tools::tool_output(&result)),
-            Ok(ServerResult::EmptyResult(_)) => Ok(ToolOutput::default()),
-            Ok(ServerResult::InputRequiredResult(_)) => Err(Failure::Remote(
-                "it asked for more input, which mounted tools cannot give".to_owned(),
-            )),
-            Ok(ServerResult::CreateTaskResult(_)) => Err(Failure::Remote(
-                "it answered with a task, which mounted tools do not follow".to_owned(),
-            )),
-            Ok(_) => Err(Failure::Remote(
-                "it sent a response that is not a tool result".to_owned(),
-            )),
+            Ok(result) => Ok(result),
             Err(ServiceError::McpError(error)) => Err(Failure::Remote(error.message.to_string())),
             Err(ServiceError::Cancelled { .. }) => Err(Failure::Cancelled),
             Err(error @ ServiceError::TransportSend(_)) => {

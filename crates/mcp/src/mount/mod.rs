@@ -13,6 +13,8 @@
 //!   log messages off the transport so they arrive complete and in order;
 //! - [`requests`]: the server's questions, sampling requests and log messages during a
 //!   call, passed to that call's caller;
+//! - [`input_rounds`]: the same questions when a 2026-07-28 server ends the call with
+//!   them (an input-required result), answered and the call made again;
 //! - [`follow`]: the background task that re-lists the tools on `list_changed` and swaps
 //!   them into the registry.
 
@@ -21,6 +23,7 @@ mod client;
 mod connection;
 mod follow;
 mod in_order;
+mod input_rounds;
 mod progress;
 mod remote_tool;
 mod requests;
@@ -237,10 +240,10 @@ impl MountOptions {
     }
 
     /// Connects with `initialize` (protocol 2025-11-25) even to a server that speaks
-    /// 2026-07-28. Protocol 2026-07-28 forbids a server to ask the client anything during
-    /// a call — questions and sampling become multi-round-trip results, which mounts do
-    /// not follow yet — so a server whose tools elicit or sample needs this; servers
-    /// that speak only 2025-11-25 or older (most today) are connected that way anyway.
+    /// 2026-07-28, for a server whose 2026-07-28 side misbehaves. Either way a mounted
+    /// tool's questions reach the caller: during the call on 2025-11-25, as input-required
+    /// results answered in a retry on 2026-07-28. Servers that speak only 2025-11-25 or
+    /// older are connected with `initialize` anyway.
     pub fn prefer_initialize(mut self) -> Self {
         self.prefer_initialize = true;
         self
@@ -335,6 +338,14 @@ pub trait MountMcp {
     ///   an error result with its message. Cancelling the call (a timeout, the caller's
     ///   token) sends `notifications/cancelled`; remote progress reaches
     ///   [`ToolContext::report_progress`](agent_tools_core::ToolContext::report_progress);
+    /// - the server's questions (elicitation, sampling, roots) go to the call's caller
+    ///   ([`ToolContext`](agent_tools_core::ToolContext)'s): during the call on protocol
+    ///   2025-11-25; on 2026-07-28, where the server ends the call with an input-required
+    ///   result, by name, and the call is made again with the answers and the server's
+    ///   `requestState` (at most 10 rounds);
+    /// - over HTTP on 2026-07-28 every request carries `Mcp-Method` and `Mcp-Name`, and a
+    ///   call the arguments the tool's schema marks `x-mcp-header` as `Mcp-Param-*`
+    ///   headers; a tool whose marks no client could send is not mounted;
     /// - when the server says its tool list changed, the mounted tools are replaced by
     ///   the new list in one change of the registry; calls in flight finish;
     /// - when the server dies, calls in flight and later calls end with an error result

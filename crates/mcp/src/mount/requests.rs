@@ -2,7 +2,7 @@
 //! caused them: the gateway half of mounting.
 //!
 //! When a mounted tool's server asks the user something (`elicitation/create`), asks for
-//! a model (`sampling/createMessage`) or logs (`notifications/message`) while one of our
+//! a model (`sampling/createMessage`) or the client's roots (`roots/list`), or logs (`notifications/message`) while one of our
 //! calls runs, the request goes to that call's [`ToolContext`]: to our own MCP client
 //! when we serve the call, else to the registry's [`Caller`](agent_tools_core::caller::Caller). Which call
 //! caused a request is known exactly over streamable HTTP, where the request arrives on
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agent_tools_core::{ToolContext, caller::CallerError};
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    LoggingMessageNotificationParam, RequestId,
+    ListRootsResult, LoggingMessageNotificationParam, RequestId,
 };
 use rmcp::service::InboundStreamOrigin;
 use rmcp::{ErrorData as McpError, model::Extensions};
@@ -26,11 +26,11 @@ use serde_json::json;
 
 use crate::wire::caller;
 
-/// What the mount tells servers it can do: elicitation (forms and URLs) and sampling
-/// with tools, all passed on to the caller of the call. Declared whoever that will be; a
-/// caller that cannot answer turns the request into an error the server sees.
+/// What the mount tells servers it can do: elicitation (forms and URLs), sampling with
+/// tools and roots, all passed on to the caller of the call. Declared whoever that will
+/// be; a caller that cannot answer turns the request into an error the server sees.
 pub(super) fn capabilities() -> ClientCapabilities {
-    let declared = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}});
+    let declared = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {}});
     serde_json::from_value(declared).unwrap_or_default()
 }
 
@@ -56,6 +56,16 @@ pub(super) async fn sample(
     let request = caller::sampling_request(params).map_err(|why| McpError::invalid_params(why, None))?;
     let response = ctx.sample(request).await.map_err(refused)?;
     caller::sampling_result(response).map_err(|why| McpError::internal_error(why, None))
+}
+
+/// `roots/list` from the server, answered by the caller.
+pub(super) async fn list_roots(
+    calls: &CallsInFlight,
+    extensions: &Extensions,
+) -> Result<ListRootsResult, McpError> {
+    let ctx = calls.caller_of(extensions.get()).ok_or_else(no_call)?;
+    let roots = ctx.list_roots().await.map_err(refused)?;
+    Ok(caller::roots_result(roots))
 }
 
 /// `notifications/message` from the server, logged to the caller of the call in flight

@@ -35,6 +35,13 @@ pub(crate) struct ServerMetadata {
     pub(crate) token_endpoint_auth_methods_supported: Option<Vec<String>>,
     #[serde(default)]
     pub(crate) client_id_metadata_document_supported: bool,
+    /// Whether its authorization responses carry `iss` (RFC 9207): then one without it
+    /// is refused.
+    #[serde(default)]
+    pub(crate) authorization_response_iss_parameter_supported: bool,
+    /// The scopes it knows (RFC 8414), consulted for `offline_access`.
+    #[serde(default)]
+    pub(crate) scopes_supported: Vec<String>,
 }
 
 /// Where `issuer`'s metadata may be, in the order they are tried.

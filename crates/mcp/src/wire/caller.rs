@@ -13,7 +13,7 @@
 use agent_tools_core::{
     Dialect, ToolOutput, ToolResult,
     caller::{
-        CallerError, ElicitAction, ElicitRequest, ElicitResponse, LogLevel, LogMessage, Role,
+        CallerError, ElicitAction, ElicitRequest, ElicitResponse, LogLevel, LogMessage, Role, Root,
         SamplingContent, SamplingMessage, SamplingRequest, SamplingResponse,
     },
     output::Content,
@@ -103,6 +103,19 @@ pub(crate) fn elicit_request(params: ElicitRequestParams) -> Result<ElicitReques
         } => Ok(ElicitRequest::url(message, url, elicitation_id)),
         _ => Err("an elicitation mode this server does not know".to_owned()),
     }
+}
+
+/// Our caller's roots as MCP's answer to `roots/list`.
+pub(crate) fn roots_result(roots: Vec<Root>) -> rmcp::model::ListRootsResult {
+    let roots = roots
+        .into_iter()
+        .map(|root| {
+            let mut wire = rmcp::model::Root::new(root.uri);
+            wire.name = root.name;
+            wire
+        })
+        .collect();
+    rmcp::model::ListRootsResult::new(roots)
 }
 
 /// `modelPreferences` as the server wrote them: rmcp holds the priorities as `f32`.

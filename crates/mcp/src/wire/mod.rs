@@ -7,8 +7,10 @@
 //!
 //! - [`tools`]: tool definitions, `tools/call` results and the content blocks they carry;
 //! - [`caller`]: log messages, elicitation and sampling requests and their answers;
+//! - [`input`]: the questions of an input-required result, and the answers of the retry;
 //! - [`tasks`]: tasks as `tasks/get` and a task-creating `tools/call` answer them.
 
 pub(crate) mod caller;
+pub(crate) mod input;
 pub(crate) mod tasks;
 pub(crate) mod tools;

@@ -8,6 +8,9 @@ mod caller;
 mod content;
 mod handshake;
 mod mount;
+mod mount_2026;
+#[cfg(feature = "oauth")]
+mod oauth_2026;
 #[cfg(feature = "oauth")]
 mod oauth_client;
 #[cfg(feature = "oauth")]

@@ -25,30 +25,49 @@ use test_support::auth_server;
 
 /// The authorization server, and a server behind it whose `peek` needs `mcp:read` and
 /// `poke` `mcp:write`.
-struct Setup {
-    auth: AuthServer,
-    server: HttpServer,
+pub(crate) struct Setup {
+    pub(crate) auth: AuthServer,
+    pub(crate) server: HttpServer,
     audit: MemoryAudit,
 }
 
+/// A free loopback port.
+pub(crate) async fn free_port() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap().port()
+}
+
 impl Setup {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         Self::start_with(|resource| resource).await
     }
 
     /// With the resource server configured further by `configure`.
     async fn start_with(configure: impl FnOnce(OAuthResourceBuilder) -> OAuthResourceBuilder) -> Self {
-        let auth = AuthServer::start().await;
-        let port = {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            listener.local_addr().unwrap().port()
-        };
+        let port = free_port().await;
+        Self::behind(
+            AuthServer::start().await,
+            port,
+            &format!("http://127.0.0.1:{port}/mcp"),
+            configure,
+        )
+        .await
+    }
+
+    /// The server on `port` behind `auth`, as the resource `audience` (which its metadata
+    /// names), configured further by `configure`.
+    pub(crate) async fn behind(
+        auth: AuthServer,
+        port: u16,
+        audience: &str,
+        configure: impl FnOnce(OAuthResourceBuilder) -> OAuthResourceBuilder,
+    ) -> Self {
         let scopes = ScopeMap::new()
             .read_only("mcp:read", ["*"])
             .unwrap()
             .grant("mcp:write", ["*"])
             .unwrap();
-        let resource = OAuthResource::builder(auth.issuer(), format!("http://127.0.0.1:{port}/mcp"))
+        let resource = OAuthResource::builder(auth.issuer(), audience)
             .scopes(scopes)
             .leeway(Duration::ZERO);
         let resource = configure(resource).build().unwrap();
@@ -78,7 +97,7 @@ impl Setup {
     }
 
     /// Mounts the server with `login`; the local registry and its audit log.
-    async fn mount(&self, login: OAuthClient) -> (ToolRegistry, MemoryAudit) {
+    pub(crate) async fn mount(&self, login: OAuthClient) -> (ToolRegistry, MemoryAudit) {
         let audit = MemoryAudit::new();
         let local = ToolRegistry::builder().audit(audit.clone()).build();
         local
@@ -93,11 +112,11 @@ impl Setup {
 }
 
 /// Logs in as the test user, following the authorization server's redirect.
-fn headless() -> FollowRedirect {
+pub(crate) fn headless() -> FollowRedirect {
     FollowRedirect::new("http://127.0.0.1:9/callback".parse().unwrap())
 }
 
-async fn text(local: &ToolRegistry, tool: &str) -> String {
+pub(crate) async fn text(local: &ToolRegistry, tool: &str) -> String {
     local.call(ToolCall::new("c", tool, "{}")).await.text()
 }
 

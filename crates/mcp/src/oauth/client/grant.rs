@@ -154,14 +154,25 @@ pub(crate) fn authorization_url(
     url
 }
 
-/// The code from the redirect `callback`, checked against the request's `state`.
-pub(crate) fn code_from(callback: &Url, state: &str) -> Result<String, String> {
+/// Who an authorization response must come from: the authorization server the request
+/// went to, by the issuer its metadata names, and whether that metadata promised to say
+/// so in every response (RFC 9207).
+pub(crate) struct ExpectedIssuer<'a> {
+    pub(crate) issuer: &'a str,
+    pub(crate) iss_promised: bool,
+}
+
+/// The code from the redirect `callback`, checked to come from `issuer` (RFC 9207's
+/// `iss`, against mix-up attacks: a response another authorization server produced must
+/// not be redeemed at this one's token endpoint) and against the request's `state`.
+pub(crate) fn code_from(callback: &Url, state: &str, issuer: &ExpectedIssuer<'_>) -> Result<String, String> {
     let param = |name: &str| {
         callback
             .query_pairs()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.into_owned())
     };
+    check_iss(param("iss").as_deref(), issuer)?;
     if let Some(error) = param("error") {
         let description = param("error_description").unwrap_or_default();
         return Err(format!("the authorization server refused: {error} {description}")
@@ -172,6 +183,41 @@ pub(crate) fn code_from(callback: &Url, state: &str) -> Result<String, String> {
         return Err("the redirect's state does not match the request's: refusing it".to_owned());
     }
     param("code").ok_or_else(|| "the redirect carries no authorization code".to_owned())
+}
+
+/// RFC 9207 §2.4: an `iss` that is there must be the issuer, compared as strings with no
+/// normalization (a trailing `/`, case or a default port make another issuer); one that
+/// is missing is refused when the server promised it.
+fn check_iss(iss: Option<&str>, expected: &ExpectedIssuer<'_>) -> Result<(), String> {
+    match iss {
+        Some(iss) if iss == expected.issuer => Ok(()),
+        Some(iss) => Err(format!(
+            "the authorization response comes from the issuer `{iss}`, not `{}`: refusing it (a mix-up attack, RFC 9207)",
+            expected.issuer
+        )),
+        None if expected.iss_promised => Err(format!(
+            "the authorization response carries no `iss`, which `{}` promises in every response: refusing it (RFC 9207)",
+            expected.issuer
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The `application_type` of a client redirected to `redirect_uri` (OpenID Connect
+/// Dynamic Registration, which MCP's registration follows): `native` for a loopback
+/// address or an application's own scheme, where an application on the user's device
+/// takes the code; `web` for a web server's address.
+fn application_type(redirect_uri: &Url) -> &'static str {
+    let loopback = match redirect_uri.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        None => false,
+    };
+    match redirect_uri.scheme() {
+        "http" | "https" if !loopback => "web",
+        _ => "native",
+    }
 }
 
 /// Registers a client (RFC 7591); its id, secret and token endpoint auth method.
@@ -189,6 +235,7 @@ pub(crate) async fn register(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": auth.name(),
+        "application_type": application_type(redirect_uri),
     });
     if !scopes.is_empty() {
         body["scope"] = scopes.join(" ").into();
@@ -292,16 +339,66 @@ mod tests {
         );
     }
 
+    fn callback(query: &str) -> Url {
+        Url::parse(&format!("http://127.0.0.1:1/callback?{query}")).unwrap()
+    }
+
+    const SILENT: ExpectedIssuer<'static> = ExpectedIssuer {
+        issuer: "https://as.example.com",
+        iss_promised: false,
+    };
+
     #[test]
     fn the_redirect_gives_its_code_only_with_our_state() {
-        let callback = |query: &str| Url::parse(&format!("http://127.0.0.1:1/callback?{query}")).unwrap();
         assert_eq!(
-            code_from(&callback("code=abc&state=s1"), "s1"),
+            code_from(&callback("code=abc&state=s1"), "s1", &SILENT),
             Ok("abc".to_owned())
         );
-        assert!(code_from(&callback("code=abc&state=other"), "s1").is_err());
-        assert!(code_from(&callback("code=abc"), "s1").is_err());
-        let refused = code_from(&callback("error=access_denied&state=s1"), "s1").unwrap_err();
+        assert!(code_from(&callback("code=abc&state=other"), "s1", &SILENT).is_err());
+        assert!(code_from(&callback("code=abc"), "s1", &SILENT).is_err());
+        let refused = code_from(&callback("error=access_denied&state=s1"), "s1", &SILENT).unwrap_err();
         assert!(refused.contains("access_denied"), "{refused}");
+    }
+
+    #[test]
+    fn the_redirect_must_come_from_the_issuer_asked_exactly() {
+        let promised = ExpectedIssuer {
+            iss_promised: true,
+            ..SILENT
+        };
+        let with_iss = |iss: &str| callback(&format!("code=abc&state=s1&iss={iss}"));
+        for expected in [&SILENT, &promised] {
+            assert_eq!(
+                code_from(&with_iss("https%3A%2F%2Fas.example.com"), "s1", expected),
+                Ok("abc".to_owned())
+            );
+            for other in [
+                "https%3A%2F%2Fevil.example.com",
+                "https%3A%2F%2Fas.example.com%2F",
+                "HTTPS%3A%2F%2Fas.example.com",
+            ] {
+                let refused = code_from(&with_iss(other), "s1", expected).unwrap_err();
+                assert!(refused.contains("RFC 9207"), "{refused}");
+            }
+        }
+        assert!(
+            code_from(&callback("code=abc&state=s1"), "s1", &promised).is_err(),
+            "promised, missing"
+        );
+        let mixed_up = callback("error=access_denied&state=s1&iss=https%3A%2F%2Fevil.example.com");
+        assert!(
+            code_from(&mixed_up, "s1", &SILENT).unwrap_err().contains("evil"),
+            "errors too"
+        );
+    }
+
+    #[test]
+    fn loopback_and_own_schemes_register_as_native_web_servers_as_web() {
+        let kind = |uri: &str| application_type(&Url::parse(uri).unwrap());
+        assert_eq!(kind("http://127.0.0.1:8976/callback"), "native");
+        assert_eq!(kind("http://localhost:3000/callback"), "native");
+        assert_eq!(kind("http://[::1]:3000/callback"), "native");
+        assert_eq!(kind("com.example.app:/callback"), "native");
+        assert_eq!(kind("https://app.example.com/callback"), "web");
     }
 }

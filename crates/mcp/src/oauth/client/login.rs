@@ -25,7 +25,7 @@ use url::Url;
 use super::authorizer::Authorizer;
 use super::challenge::Challenge;
 use super::grant::{self, ClientAuth, Pkce, TokenFailure, Tokens};
-use super::protected_resource;
+use super::protected_resource::{self, ResourceMetadata};
 use super::token_store::{MemoryTokenStore, StoredLogin, TokenStore};
 use crate::oauth::discovery::{self, ServerMetadata};
 use crate::oauth::fetch;
@@ -186,7 +186,10 @@ impl OAuthClient {
         }
     }
 
-    /// After a `401`: a refreshed token, or one from a new login.
+    /// After a `401`: a refreshed token, or one from a new login. The server's metadata
+    /// is read first: a refresh goes only to the authorization server the server names
+    /// now, for the resource it is now — after a move to another authorization server
+    /// (SEP-2352) the login starts over there, with nothing of the old one.
     async fn reauthorize(
         &self,
         state: &mut LoginState,
@@ -194,11 +197,12 @@ impl OAuthClient {
         sent: Option<&str>,
         challenge: &Challenge,
     ) -> Result<String, OAuthClientError> {
+        let resource = self.resource_of(server, challenge).await?;
         if sent.is_some()
             && state
                 .login
                 .as_ref()
-                .is_some_and(|login| login.refresh_token.is_some())
+                .is_some_and(|login| login.refresh_token.is_some() && login.is_for(&resource))
         {
             match self.refresh(state).await {
                 Ok(token) => return Ok(token),
@@ -206,7 +210,7 @@ impl OAuthClient {
             }
         }
         let scopes = self.shared.config.scopes.clone().or_else(|| challenge.scopes());
-        self.log_in(state, server, challenge, scopes).await
+        self.log_in(state, &resource, scopes).await
     }
 
     /// After a `403 insufficient_scope`: a token from a new login with the scopes asked for
@@ -228,7 +232,19 @@ impl OAuthClient {
             .unwrap_or_default();
         scopes.extend(challenge.scopes().unwrap_or_default());
         let scopes: Vec<String> = scopes.into_iter().collect();
-        self.log_in(state, server, challenge, Some(scopes)).await
+        let resource = self.resource_of(server, challenge).await?;
+        self.log_in(state, &resource, Some(scopes)).await
+    }
+
+    /// The server's protected resource metadata, checked to be about it.
+    async fn resource_of(
+        &self,
+        server: &Url,
+        challenge: &Challenge,
+    ) -> Result<ResourceMetadata, OAuthClientError> {
+        protected_resource::discover(&self.shared.http, server, challenge)
+            .await
+            .map_err(OAuthClientError::Discovery)
     }
 
     /// A request went through: the next refusal for want of scope starts a new count.
@@ -302,18 +318,15 @@ impl OAuthClient {
             .map_err(|error| OAuthClientError::Discovery(error.0))
     }
 
-    /// A whole login: discovery, the client, the grant; kept in the store.
+    /// A whole login for `resource`: its authorization server's metadata, the client, the
+    /// grant; kept in the store.
     async fn log_in(
         &self,
         state: &mut LoginState,
-        server: &Url,
-        challenge: &Challenge,
+        resource: &ResourceMetadata,
         scopes: Option<Vec<String>>,
     ) -> Result<String, OAuthClientError> {
         let http = &self.shared.http;
-        let resource = protected_resource::discover(http, server, challenge)
-            .await
-            .map_err(OAuthClientError::Discovery)?;
         let issuer = resource.authorization_servers.first().ok_or_else(|| {
             OAuthClientError::Discovery(
                 "the protected resource metadata names no authorization server".to_owned(),
@@ -323,6 +336,10 @@ impl OAuthClient {
         // The spec's order: what the challenge asks for, else all the resource supports,
         // else none (the authorization server's default).
         let scopes = scopes.unwrap_or_else(|| resource.scopes_supported.clone());
+        let scopes = match self.shared.config.grant {
+            Grant::Code(_) => with_offline_access(scopes, &metadata),
+            _ => scopes,
+        };
         let tokens_for = |client: &grant::Client, tokens: Tokens, redirect_uri: Option<&Url>| StoredLogin {
             issuer: metadata.issuer.clone(),
             resource: Some(resource.resource.clone()),
@@ -386,8 +403,12 @@ impl OAuthClient {
                     .authorize(&url)
                     .await
                     .map_err(|error| OAuthClientError::Authorization(error.0))?;
-                let code =
-                    grant::code_from(&callback, &pkce.state).map_err(OAuthClientError::Authorization)?;
+                let issuer = grant::ExpectedIssuer {
+                    issuer: &metadata.issuer,
+                    iss_promised: metadata.authorization_response_iss_parameter_supported,
+                };
+                let code = grant::code_from(&callback, &pkce.state, &issuer)
+                    .map_err(OAuthClientError::Authorization)?;
                 let params = [
                     ("grant_type", "authorization_code"),
                     ("code", code.as_str()),
@@ -591,6 +612,22 @@ fn with_tokens(mut login: StoredLogin, tokens: Tokens) -> StoredLogin {
     }
     login.expires_at = tokens.expires_in.map(|seconds| get_current_timestamp() + seconds);
     login
+}
+
+/// `scopes` with `offline_access` added when the authorization server lists it (SEP-2207):
+/// a login by a person should outlive its first access token, which takes a refresh
+/// token, and some servers issue one only for that scope. Never asked of a server that
+/// does not list it, which may refuse the whole request for an unknown scope.
+fn with_offline_access(mut scopes: Vec<String>, metadata: &ServerMetadata) -> Vec<String> {
+    const OFFLINE_ACCESS: &str = "offline_access";
+    let listed = metadata
+        .scopes_supported
+        .iter()
+        .any(|scope| scope == OFFLINE_ACCESS);
+    if listed && !scopes.iter().any(|scope| scope == OFFLINE_ACCESS) {
+        scopes.push(OFFLINE_ACCESS.to_owned());
+    }
+    scopes
 }
 
 fn endpoint(url: Option<&str>, what: &str) -> Result<Url, OAuthClientError> {

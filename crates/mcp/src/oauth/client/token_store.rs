@@ -8,6 +8,9 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use super::protected_resource::ResourceMetadata;
+use crate::oauth::discovery::same_issuer;
+
 /// A login to one MCP server: the client this program is at the authorization server,
 /// and the tokens it holds. Secrets are redacted from its `Debug` output.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +43,18 @@ pub struct StoredLogin {
     /// The scopes asked for.
     #[serde(default)]
     pub scopes: Vec<String>,
+}
+
+impl StoredLogin {
+    /// Whether this login is for `resource` as its metadata describes it now: the same
+    /// resource, at the authorization server it names first.
+    pub(crate) fn is_for(&self, resource: &ResourceMetadata) -> bool {
+        let same_server = resource
+            .authorization_servers
+            .first()
+            .is_some_and(|issuer| same_issuer(issuer, &self.issuer));
+        same_server && self.resource.as_deref() == Some(resource.resource.as_str())
+    }
 }
 
 impl fmt::Debug for StoredLogin {

@@ -92,3 +92,49 @@ pub fn initialize(id: u64, version: &str) -> Value {
         }),
     )
 }
+
+/// POSTs an MCP 2026-07-28 request of `method` to `url`: `params` with the per-request
+/// `_meta` of a client that declares `capabilities`, and the standard headers
+/// (`Mcp-Method`, and `Mcp-Name` when the params name a tool or a task). The JSON-RPC
+/// response.
+pub async fn post_2026(
+    client: &reqwest::Client,
+    url: &str,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Result<Value, String> {
+    let name = params
+        .get("name")
+        .or_else(|| params.get("taskId"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(params) = params.as_object_mut() {
+        params.insert(
+            "_meta".to_owned(),
+            serde_json::json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "by-hand", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+            }),
+        );
+    }
+    let mut request = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .json(&request(1, method, params));
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let response = request.send().await.map_err(|error| format!("send: {error}"))?;
+    let body = response.text().await.map_err(|error| format!("body: {error}"))?;
+    // A JSON body, or an event stream whose last message is the response.
+    let last = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .rfind(|data| !data.trim().is_empty())
+        .unwrap_or(&body);
+    serde_json::from_str(last.trim()).map_err(|error| format!("not JSON ({error}): {body}"))
+}

@@ -21,3 +21,4 @@ mod peak_memory;
 mod sandbox;
 mod serve_stdio;
 mod stateless_replicas;
+mod task_replicas;

@@ -39,14 +39,14 @@ const CONCURRENCY: usize = 64;
 const CALL_DEADLINE: Duration = Duration::from_secs(30);
 
 /// A replica: `agent-tools serve --http 127.0.0.1:PORT --stateless`, killed when dropped.
-struct Replica {
-    child: Child,
-    addr: String,
+pub(crate) struct Replica {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
     audit: PathBuf,
 }
 
 impl Replica {
-    fn start(dir: &Path, name: &str, config: &Path) -> Self {
+    pub(crate) fn start(dir: &Path, name: &str, config: &Path) -> Self {
         let port = postgres::free_port();
         let addr = format!("127.0.0.1:{port}");
         let audit = dir.join(format!("audit-{name}.jsonl"));
@@ -80,7 +80,7 @@ impl Replica {
     }
 
     /// The audit log's events.
-    fn audit_events(&self) -> Vec<Value> {
+    pub(crate) fn audit_events(&self) -> Vec<Value> {
         audit_events(&self.audit)
     }
 }

@@ -228,7 +228,7 @@ impl ConnectError {
 }
 
 /// How a request on a session failed.
-enum Failure {
+pub(super) enum Failure {
     /// The request could not be sent; it did not run.
     NotSent(String),
     /// The session ended while the request was out; it may have run.
@@ -428,7 +428,7 @@ impl Connection {
 }
 
 /// One running client session.
-struct Session {
+pub(super) struct Session {
     peer: Peer<RoleClient>,
     /// Cancelling it ends the session (and fails its requests in flight).
     stop: CancellationToken,
@@ -502,6 +502,11 @@ impl Session {
             || self.peer.is_transport_closed())
     }
 
+    /// The session's peer.
+    pub(super) fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
     /// Ends the session; its requests in flight fail at once.
     fn end(&self) {
         self.stop.cancel();
@@ -522,10 +527,8 @@ impl Session {
                 ServerResult::CallToolResult(result) => return Ok(tools::tool_output(&result)),
                 ServerResult::EmptyResult(_) => return Ok(ToolOutput::default()),
                 ServerResult::InputRequiredResult(asked) => asked,
-                ServerResult::CreateTaskResult(_) => {
-                    return Err(Failure::Remote(
-                        "it answered with a task, which mounted tools do not follow".to_owned(),
-                    ));
+                ServerResult::CreateTaskResult(created) => {
+                    return super::remote_task::follow(self, created, ctx).await;
                 }
                 _ => {
                     return Err(Failure::Remote(
@@ -551,10 +554,20 @@ impl Session {
     /// Sends one `tools/call` request and waits for its response, the caller's
     /// cancellation or the end of the session, whichever comes first.
     async fn send(&self, params: CallToolRequestParams, ctx: &ToolContext) -> Result<ServerResult, Failure> {
+        self.request(ClientRequest::CallToolRequest(CallToolRequest::new(params)), ctx)
+            .await
+    }
+
+    /// Sends `request` on behalf of the call `ctx` and waits for its response, the
+    /// caller's cancellation or the end of the session, whichever comes first.
+    pub(super) async fn request(
+        &self,
+        mut request: ClientRequest,
+        ctx: &ToolContext,
+    ) -> Result<ServerResult, Failure> {
         if self.stop.is_cancelled() || self.ended.is_cancelled() || self.peer.is_transport_closed() {
             return Err(Failure::NotSent("the connection is closed".to_owned()));
         }
-        let mut request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // SEP-414: the server continues this call's trace.
         if let Some(trace) = ctx.trace_context() {
             let meta = request.get_meta_mut();

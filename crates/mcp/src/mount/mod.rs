@@ -25,6 +25,7 @@ mod follow;
 mod in_order;
 mod input_rounds;
 mod progress;
+mod remote_task;
 mod remote_tool;
 mod requests;
 

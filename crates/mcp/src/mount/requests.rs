@@ -30,7 +30,14 @@ use crate::wire::caller;
 /// tools and roots, all passed on to the caller of the call. Declared whoever that will
 /// be; a caller that cannot answer turns the request into an error the server sees.
 pub(super) fn capabilities() -> ClientCapabilities {
-    let declared = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {}});
+    // Tasks (MCP's extension): a call the server makes a task is followed to its result
+    // (`remote_task`).
+    let declared = json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {"tools": {}},
+        "roots": {},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+    });
     serde_json::from_value(declared).unwrap_or_default()
 }
 

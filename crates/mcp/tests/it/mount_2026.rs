@@ -331,3 +331,77 @@ async fn a_tool_with_an_unusable_header_annotation_is_not_mounted() {
     assert_eq!(mount.tool_names(), ["r_route"]);
     assert!(local.get("r_bad").is_none());
 }
+
+/// A task tool that waits `ms` milliseconds, reporting, then asks for a confirmation
+/// named `confirm` (when `ask`), then answers; it notes when it is cancelled.
+fn slow_task(ask: bool, cancelled: Arc<AtomicUsize>) -> DynamicTool {
+    use agent_tools_core::tool::TaskSupport;
+    let schema = json!({"type": "object", "properties": {"ms": {"type": "integer"}}});
+    let meta = ToolMeta::new("build", "Builds, as a task.").task(TaskSupport::Optional);
+    DynamicTool::from_meta(meta, schema, move |args: Value, ctx: ToolContext| {
+        let cancelled = cancelled.clone();
+        async move {
+            let wait = Duration::from_millis(args["ms"].as_u64().unwrap_or(0));
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = ctx.cancelled() => {
+                    cancelled.fetch_add(1, Ordering::SeqCst);
+                    return Err(ToolError::cancelled());
+                }
+            }
+            if ask {
+                ctx.ask("confirm", confirm_form()).await?;
+            }
+            Ok::<_, ToolError>("built")
+        }
+    })
+}
+
+/// A mounted tool whose server makes its call a task is followed to the task's result;
+/// the task's questions reach the mounting call's caller and go back with `tasks/update`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounted_tool_that_answers_with_a_task_is_followed_to_its_result() {
+    use agent_tools_core::task::{MemoryTaskStore, TaskStatus, Tasks};
+    for ask in [false, true] {
+        let registry = ToolRegistry::new();
+        registry
+            .register(slow_task(ask, Arc::default()))
+            .expect("registers");
+        let tasks = Tasks::new(MemoryTaskStore::new());
+        let server = agent_tools_mcp::McpHandler::new(registry)
+            .tasks(tasks.clone())
+            .serve_http("127.0.0.1:0")
+            .await
+            .expect("serves");
+        let recorder = Arc::new(Recorder::default());
+        let local = ToolRegistry::builder().caller(recorder.clone()).build();
+        let _mount = mount(&local, &server).await;
+        let result = call(&local, "r_build", json!({"ms": 50})).await;
+        assert_eq!(result.text(), "built", "ask={ask}");
+        let keys: Vec<String> = recorder.asked().into_iter().map(|(key, _)| key).collect();
+        let expected: &[&str] = if ask { &["confirm"] } else { &[] };
+        assert_eq!(keys, expected);
+        let done = tasks.list(TaskStatus::Completed, 10).await.expect("listed");
+        assert_eq!(done.len(), 1, "the call ran as a task on the server");
+    }
+}
+
+/// A mounting call that stops waiting (here: its timeout) cancels the remote task, whose
+/// tool stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounting_call_that_stops_waiting_cancels_the_remote_task() {
+    let cancelled = Arc::new(AtomicUsize::new(0));
+    let server = remote(vec![slow_task(false, cancelled.clone())]).await;
+    let local = ToolRegistry::builder()
+        .default_timeout(Duration::from_millis(300))
+        .build();
+    let _mount = mount(&local, &server).await;
+    let result = call(&local, "r_build", json!({"ms": 60_000})).await;
+    assert!(result.is_error(), "{}", result.text());
+    bounded(async {
+        while cancelled.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}

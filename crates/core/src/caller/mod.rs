@@ -131,6 +131,13 @@ pub trait Caller: Send + Sync + 'static {
         None
     }
 
+    /// The questions this call was put aside for, when the caller ends the call to have
+    /// them answered (an input-required round, a task's round): the audit log then
+    /// records the ended run as pending on them, not as cancelled. The default: `None`.
+    fn waiting_for(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Makes the rest of the call a task ([`ToolContext::start_task`](crate::ToolContext::start_task)):
     /// a caller that can (an MCP server whose client takes tasks) ends this run of the
     /// call and never returns; the default returns at once, the call going on as it is.
@@ -179,6 +186,10 @@ impl<C: Caller + ?Sized> Caller for std::sync::Arc<C> {
 
     fn start_task(&self) -> BoxFuture<'_, Result<(), CallerError>> {
         (**self).start_task()
+    }
+
+    fn waiting_for(&self) -> Option<Vec<String>> {
+        (**self).waiting_for()
     }
 }
 

@@ -10,6 +10,7 @@ use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
 use crate::{
     audit::{ApprovalRecord, AuditEvent, Outcome},
+    caller::Caller,
     principal::Principal,
     tool::BoxFuture,
     trace_context::TraceContext,
@@ -40,6 +41,9 @@ struct Pending<'a> {
     trace_context: Option<Arc<TraceContext>>,
     /// The answer to the policy's question, if it asked.
     approval: Option<ApprovalRecord>,
+    /// The call's caller, asked when the call is dropped whether it was put aside for
+    /// answers rather than cancelled.
+    caller: Option<Arc<dyn Caller>>,
 }
 
 /// What the audit sinks that store in the background still have to store: the registry
@@ -90,6 +94,7 @@ impl<'a> AuditRecorder<'a> {
                 span,
                 trace_context,
                 approval: None,
+                caller: options.caller.clone(),
             })
         });
         Self { pending }
@@ -218,14 +223,27 @@ impl Pending<'_> {
 }
 
 impl Drop for AuditRecorder<'_> {
-    /// The call future was dropped before it finished: the caller cancelled it.
+    /// The call future was dropped before it finished: the caller cancelled it, or put
+    /// it aside until questions it asked are answered (a round of an input-required
+    /// result or a task), which the log records as pending, not cancelled.
     fn drop(&mut self) {
         if let Some(pending) = self.pending.take() {
+            let waiting = pending.caller.as_ref().and_then(|caller| caller.waiting_for());
+            let (outcome, error) = match waiting {
+                Some(questions) => (
+                    Outcome::Pending,
+                    format!("waiting for answers to: {}", questions.join(", ")),
+                ),
+                None => (
+                    Outcome::Cancelled,
+                    "the caller dropped the call before it finished".to_owned(),
+                ),
+            };
             let ended = Ended {
-                outcome: Outcome::Cancelled,
+                outcome,
                 duration: pending.started.elapsed(),
                 output_bytes: 0,
-                error: Some("the caller dropped the call before it finished".to_owned()),
+                error: Some(error),
                 repairs: Vec::new(),
             };
             pending.emit(ended, None);

@@ -337,9 +337,11 @@ impl Tasks {
     }
 
     /// The tasks in `status` that are still within their time to live, oldest first, at
-    /// most `limit`.
+    /// most `limit`. Tasks past it are removed first, so that they take no place in the
+    /// page.
     pub async fn list(&self, status: TaskStatus, limit: usize) -> Result<Vec<TaskRecord>, TaskStoreError> {
         let now = now_ms();
+        self.store.remove_expired(now).await?;
         let mut tasks = self.store.list(status, limit).await?;
         tasks.retain(|task| task.expires_ms.is_none_or(|expires| expires > now));
         Ok(tasks)

@@ -74,6 +74,9 @@ struct RoundInner {
     undeclared: serde_json::Map<String, Value>,
     /// The tool asked to go on as a task.
     start_task: bool,
+    /// What the run was ended for: the questions asked (or the task's start), for the
+    /// audit record of the dropped call.
+    suspended: Option<Vec<String>>,
     /// The first answer that did not fit its question.
     invalid: Option<String>,
 }
@@ -261,6 +264,10 @@ impl Caller for InputRound {
         self.task.is_some()
     }
 
+    fn waiting_for(&self) -> Option<Vec<String>> {
+        self.inner().suspended.clone()
+    }
+
     fn start_task(&self) -> BoxFuture<'_, Result<(), CallerError>> {
         if self.task.is_some() || !self.may_start_task {
             return Box::pin(std::future::ready(Ok(())));
@@ -293,6 +300,10 @@ pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = 
             return Poll::Pending;
         }
         let asked = std::mem::take(&mut inner.asked);
+        inner.suspended = Some(match asked.is_empty() {
+            true => vec!["its start as a task".to_owned()],
+            false => asked.keys().cloned().collect(),
+        });
         let state = RoundState::new(std::mem::take(&mut inner.used), std::mem::take(&mut inner.kept));
         // Questions asked on the way are answered before the task starts.
         match asked.is_empty() {

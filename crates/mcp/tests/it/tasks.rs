@@ -347,7 +347,7 @@ async fn a_task_whose_server_stopped_renewing_is_failed_with_why() {
 #[tokio::test]
 async fn a_deferred_approval_waits_in_the_task_until_a_person_answers_from_elsewhere() {
     use agent_tools_core::approval::{APPROVAL_QUESTION, ApproveLater};
-    use agent_tools_core::audit::MemoryAudit;
+    use agent_tools_core::audit::{MemoryAudit, Outcome};
 
     let policy = agent_tools_core::policy::Policy::builder()
         .ask("publish")
@@ -409,6 +409,17 @@ async fn a_deferred_approval_waits_in_the_task_until_a_person_answers_from_elsew
             (decision, Some(by))
         );
     }
+    // The rounds that ended at the question are in the log as pending on it, not as
+    // cancelled calls.
+    let outcomes: Vec<(Outcome, Option<String>)> = audit
+        .events()
+        .into_iter()
+        .filter(|event| event.tool == "publish")
+        .map(|event| (event.outcome, event.error))
+        .collect();
+    let waiting = (Outcome::Pending, Some(format!("waiting for answers to: {APPROVAL_QUESTION}")));
+    assert_eq!(outcomes.iter().filter(|outcome| **outcome == waiting).count(), 2, "{outcomes:?}");
+    assert!(!outcomes.iter().any(|(outcome, _)| *outcome == Outcome::Cancelled), "{outcomes:?}");
 }
 
 /// A tool that starts its task itself gathers what it needs within its request (an

@@ -415,10 +415,23 @@ impl ServerHandler for McpHandler {
             .map(tools::tool_definition)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| McpError::internal_error(format!("cannot describe a tool: {error}"), None))?;
-        let listed = ListToolsResult::with_all_items(tools);
         if !speaks_2026(&context) {
-            return Ok(listed);
+            return Ok(ListToolsResult::with_all_items(tools));
         }
+        // 2026-07-28 takes output schemas of any JSON type, which earlier revisions' lists
+        // leave out.
+        let tools = tools
+            .into_iter()
+            .map(|mut tool| {
+                if tool.output_schema.is_none()
+                    && let Some(spec) = self.registry.get(&tool.name)
+                {
+                    tool.output_schema = tools::output_schema_2026(spec.spec());
+                }
+                tool
+            })
+            .collect();
+        let listed = ListToolsResult::with_all_items(tools);
         // Cache hints (SEP-2549), which 2026-07-28 requires on lists. A list that depends
         // on the caller's token is the caller's alone.
         let scope = if visibility.is_some() {
@@ -484,7 +497,11 @@ impl ServerHandler for McpHandler {
         if result.outcome == Outcome::UnknownTool {
             return Err(McpError::invalid_params(result.text(), None));
         }
-        tools::call_result(&result)
+        let encoded = match speaks_2026(&context) {
+            true => tools::call_result_2026(&result),
+            false => tools::call_result(&result),
+        };
+        encoded
             .map(CallToolResponse::from)
             .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
     }

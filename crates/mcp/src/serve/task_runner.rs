@@ -197,7 +197,7 @@ fn outcome(result: &ToolResult) -> Result<Value, Value> {
     match result.outcome {
         Outcome::Panicked => Err(task_error(-32603, result.text())),
         Outcome::UnknownTool => Err(task_error(-32602, result.text())),
-        _ => tools::call_result(result)
+        _ => tools::call_result_2026(result)
             .and_then(serde_json::to_value)
             .map_err(|error| task_error(-32603, format!("cannot encode the result: {error}"))),
     }

@@ -8,6 +8,7 @@
 use agent_tools_core::{
     Dialect, ToolOutput, ToolResult,
     output::{Content, ContentAnnotations, ResourceContents},
+    tool::ToolSpec,
 };
 use rmcp::model::{CallToolResult, ResultType, Tool as McpTool};
 use serde_json::{Map, Value};
@@ -26,6 +27,30 @@ pub(crate) fn call_result(result: &ToolResult) -> Result<CallToolResult, serde_j
     let mut result: CallToolResult = serde_json::from_value(Dialect::Mcp.tool_result(result))?;
     result.result_type = Some(ResultType::COMPLETE);
     Ok(result)
+}
+
+/// [`call_result`] for a client on MCP 2026-07-28, whose `structuredContent` may be any
+/// JSON value: a tool's structured output that is not an object (an array, a number)
+/// goes there too, where earlier revisions only get it as text.
+pub(crate) fn call_result_2026(result: &ToolResult) -> Result<CallToolResult, serde_json::Error> {
+    let mut encoded = call_result(result)?;
+    if let Some(structured) = result
+        .output
+        .structured
+        .as_ref()
+        .filter(|value| !value.is_object())
+    {
+        encoded.structured_content = Some(structured.clone());
+    }
+    Ok(encoded)
+}
+
+/// The output schema a 2026-07-28 definition of `spec` carries where earlier revisions'
+/// carry none: a schema of a value that is not an object, which only 2026-07-28 allows.
+pub(crate) fn output_schema_2026(spec: &ToolSpec) -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
+    let schema = spec.output_schema.as_ref()?.as_object()?;
+    let describes_object = schema.get("type").and_then(Value::as_str) == Some("object");
+    (!describes_object).then(|| std::sync::Arc::new(schema.clone()))
 }
 
 /// A remote `CallToolResult` as our output: every kind of part MCP has, with its

@@ -369,3 +369,35 @@ async fn log_messages_reach_only_a_request_that_named_a_level() {
     assert_eq!(logged[0]["params"]["level"], "warning");
     assert_eq!(logged[0]["params"]["data"], "a warning");
 }
+
+/// 2026-07-28 takes output schemas and `structuredContent` of any JSON type: a tool whose
+/// structured output is a list has its schema listed and its list as the structured
+/// content, both of which earlier revisions leave out (they get the list as text).
+#[tokio::test]
+async fn structured_output_of_any_json_type_reaches_a_2026_client() {
+    let list = DynamicTool::new(
+        "primes",
+        "Lists primes.",
+        json!({"type": "object"}),
+        |_: Value, _ctx: ToolContext| async {
+            Ok::<_, ToolError>(
+                agent_tools_core::ToolOutput::text("[2,3,5]").with_structured(json!([2, 3, 5])),
+            )
+        },
+    )
+    .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+    let registry = ToolRegistry::new();
+    registry.register(list).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    let listed = post(&server, "tools/list", None, json!({})).await;
+    assert_eq!(
+        listed["result"]["tools"][0]["outputSchema"]["type"], "array",
+        "{listed}"
+    );
+    let called = call(&server, "primes", json!({}), json!({})).await;
+    assert_eq!(
+        called["result"]["structuredContent"],
+        json!([2, 3, 5]),
+        "{called}"
+    );
+}

@@ -417,9 +417,19 @@ async fn a_deferred_approval_waits_in_the_task_until_a_person_answers_from_elsew
         .filter(|event| event.tool == "publish")
         .map(|event| (event.outcome, event.error))
         .collect();
-    let waiting = (Outcome::Pending, Some(format!("waiting for answers to: {APPROVAL_QUESTION}")));
-    assert_eq!(outcomes.iter().filter(|outcome| **outcome == waiting).count(), 2, "{outcomes:?}");
-    assert!(!outcomes.iter().any(|(outcome, _)| *outcome == Outcome::Cancelled), "{outcomes:?}");
+    let waiting = (
+        Outcome::Pending,
+        Some(format!("waiting for answers to: {APPROVAL_QUESTION}")),
+    );
+    assert_eq!(
+        outcomes.iter().filter(|outcome| **outcome == waiting).count(),
+        2,
+        "{outcomes:?}"
+    );
+    assert!(
+        !outcomes.iter().any(|(outcome, _)| *outcome == Outcome::Cancelled),
+        "{outcomes:?}"
+    );
 }
 
 /// A tool that starts its task itself gathers what it needs within its request (an

@@ -5,7 +5,7 @@
 //! The task is polled with `tasks/get` at the interval the server suggests (kept between
 //! 25 ms and 5 s); a change of its status message reaches the call's progress; questions
 //! it waits on (`input_required`) go to the call's caller, as those of an input-required
-//! result do ([`input_rounds`](super::input_rounds)), and the answers go back with
+//! result do ([`input_rounds`]), and the answers go back with
 //! `tasks/update`; its result, or its error, ends the call. When the mounting call stops
 //! waiting (cancelled, timed out, dropped), the task is cancelled with `tasks/cancel`.
 //!

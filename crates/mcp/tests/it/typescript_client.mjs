@@ -72,9 +72,22 @@ report("connected", {
     extensions: client.getServerCapabilities()?.extensions ?? null,
 });
 
+// The tools as the SDK parses them (its schemas check each definition). No
+// `execution.taskSupport` is expected: under the 2026 tasks extension the server alone
+// decides which calls become tasks, and its tool definitions have no such field.
+const { tools } = await client.listTools();
+report("listed", {
+    tools: Object.fromEntries(tools.map((tool) => [tool.name, { outputType: tool.outputSchema?.type ?? null }])),
+});
+
 // 1. A plain tool.
 const plain = await client.callTool({ name: "echo", arguments: { text: "hello" } });
 report("plain", { text: text(plain), isError: plain.isError ?? false, resultType: plain.resultType ?? null });
+
+// Structured output that is not an object, which 2026-07-28 allows: the SDK checks it
+// against the tool's output schema.
+const primes = await client.callTool({ name: "primes", arguments: {} });
+report("structured", { structured: primes.structuredContent ?? null, isError: primes.isError ?? false });
 
 // 2. A tool that asks: the call ends with an input-required result, which the SDK
 // answers through the elicitation handler and retries on its own.
@@ -200,6 +213,15 @@ report("task_asked", {
     status: asking.outcome.status,
     text: asking.outcome.status === "completed" ? text(asking.outcome.result) : null,
     questions: taskQuestions,
+});
+
+// A task whose tool panics fails, with a JSON-RPC error ext-tasks checks the shape of.
+const crashed = await followTask("crash_task");
+report("task_failed", {
+    kind: crashed.kind,
+    status: crashed.outcome.status,
+    code: crashed.outcome.error?.code ?? null,
+    message: crashed.outcome.error?.message ?? null,
 });
 
 // 4. A long task, cancelled once the tool runs (`await_started` returns when the Rust

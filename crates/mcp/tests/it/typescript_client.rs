@@ -3,18 +3,21 @@
 //! `@modelcontextprotocol/ext-tasks` 0.2.2 for the tasks extension (SEP-2663), run by
 //! Node on `typescript_client.mjs` (kept beside this file). Over 127.0.0.1, the script:
 //!
-//! 1. calls a plain tool;
+//! 1. lists the tools and calls a plain one, and one whose structured output is a list
+//!    (which 2026-07-28 allows, and the SDK checks against the output schema);
 //! 2. calls a tool that asks a form question, which ends its request with an
 //!    input-required result (SEP-2322) that the SDK's own driver answers through its
 //!    elicitation handler and retries; and calls a task tool without declaring the
 //!    extension, which runs in its request;
 //! 3. with ext-tasks, calls a task tool and follows the task to its result, and a task
 //!    tool that asks inside the task (ext-tasks' input routing answers with
-//!    `tasks/update`);
+//!    `tasks/update`; ext-tasks also answers an input-required result outside a task),
+//!    and a task whose tool panics, to its failure;
 //! 4. cancels a long task once its tool runs, and sees it cancelled; the tool here sees
 //!    its cancellation.
 //!
-//! The script prints a JSON line per step, asserted on here. Needs `scripts/npm-tools`
+//! Once against a server with sessions, once against a stateless one. The script prints
+//! a JSON line per step, asserted on here. Needs `scripts/npm-tools`
 //! (Node 22 and the two packages); without them the test says what is missing and is
 //! skipped (a failure under CI).
 
@@ -27,8 +30,8 @@ use std::time::Duration;
 use agent_tools_core::caller::{ElicitRequest, InputRequest, InputResponse};
 use agent_tools_core::task::{MemoryTaskStore, TaskOptions, Tasks};
 use agent_tools_core::tool::{DynamicTool, TaskSupport, ToolMeta};
-use agent_tools_core::{ToolContext, ToolError, ToolRegistry};
-use agent_tools_mcp::McpHandler;
+use agent_tools_core::{ToolContext, ToolError, ToolOutput, ToolRegistry};
+use agent_tools_mcp::{HttpOptions, McpHandler};
 use serde_json::{Value, json};
 use test_support::outside_clients;
 use tokio::sync::Notify;
@@ -83,6 +86,14 @@ fn registry(signals: &Arc<Signals>) -> ToolRegistry {
             },
         ),
         DynamicTool::from_meta(
+            ToolMeta::new("primes", "Lists primes."),
+            object(),
+            |_: Value, _: ToolContext| async {
+                Ok::<_, ToolError>(ToolOutput::text("[2,3,5]").with_structured(json!([2, 3, 5])))
+            },
+        )
+        .output_schema(json!({"type": "array", "items": {"type": "integer"}})),
+        DynamicTool::from_meta(
             ToolMeta::new("confirm", "Asks who confirms."),
             object(),
             move |_: Value, ctx: ToolContext| {
@@ -98,7 +109,8 @@ fn registry(signals: &Arc<Signals>) -> ToolRegistry {
             ToolMeta::new("slow_task", "Works a moment.").task(TaskSupport::Optional),
             object(),
             |_: Value, _: ToolContext| async {
-                // Long enough that the task is seen working before it completes.
+                // A moment's work, so that the task is still running when its creation
+                // is answered and the client has something to follow.
                 tokio::time::sleep(Duration::from_millis(150)).await;
                 Ok::<_, ToolError>("slept")
             },
@@ -113,6 +125,16 @@ fn registry(signals: &Arc<Signals>) -> ToolRegistry {
                     let name = ask_name(&ctx, "who", "Who answers the task?").await?;
                     Ok::<_, ToolError>(format!("task answered by {name}"))
                 }
+            },
+        ),
+        DynamicTool::from_meta(
+            ToolMeta::new("crash_task", "Panics.").task(TaskSupport::Optional),
+            object(),
+            |_: Value, _: ToolContext| async {
+                if true {
+                    panic!("crashed on purpose");
+                }
+                Ok::<_, ToolError>("never")
             },
         ),
         DynamicTool::from_meta(
@@ -187,15 +209,29 @@ async fn run_script(url: &str) -> serde_json::Map<String, Value> {
 
 #[tokio::test]
 async fn the_typescript_sdk_calls_asks_and_follows_and_cancels_tasks() {
-    if !outside_clients::installed_typescript_client() {
-        return;
+    if outside_clients::installed_typescript_client() {
+        check_the_script(HttpOptions::new()).await;
     }
+}
+
+/// The same on a stateless server (a handler per request, as replicas behind one address
+/// serve), which 2026-07-28 clients need no session of: questions travel in the sealed
+/// requestState, tasks in the store.
+#[tokio::test]
+async fn the_typescript_sdk_does_the_same_on_a_stateless_server() {
+    if outside_clients::installed_typescript_client() {
+        check_the_script(HttpOptions::new().stateless()).await;
+    }
+}
+
+/// Serves the tools as `options` say, runs the script against them and checks its report.
+async fn check_the_script(options: HttpOptions) {
     let signals = Arc::new(Signals::default());
     let tasks = Tasks::new(MemoryTaskStore::new())
         .with_options(TaskOptions::default().poll_interval(Duration::from_millis(50)));
     let server = McpHandler::new(registry(&signals))
         .tasks(tasks)
-        .serve_http("127.0.0.1:0")
+        .serve_http_with("127.0.0.1:0", options)
         .await
         .expect("serves");
 
@@ -214,6 +250,34 @@ async fn the_typescript_sdk_calls_asks_and_follows_and_cancels_tasks() {
         json!({}),
         "the server declares the tasks extension: {connected}"
     );
+
+    let listed = &step("listed")["tools"];
+    let mut names: Vec<&str> = listed
+        .as_object()
+        .expect("tools by name")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "ask_task",
+            "await_started",
+            "confirm",
+            "crash_task",
+            "echo",
+            "long_task",
+            "primes",
+            "slow_task"
+        ],
+        "every tool is listed: {listed}"
+    );
+    assert_eq!(listed["primes"]["outputType"], "array", "{listed}");
+
+    let structured = step("structured");
+    assert_eq!(structured["structured"], json!([2, 3, 5]), "{structured}");
+    assert_eq!(structured["isError"], false, "{structured}");
 
     let plain = step("plain");
     assert_eq!(plain["text"], "echo: hello", "{plain}");
@@ -283,6 +347,11 @@ async fn the_typescript_sdk_calls_asks_and_follows_and_cancels_tasks() {
         2,
         "the task ran a round to its question and one with the answer"
     );
+
+    let failed = step("task_failed");
+    assert_eq!(failed["kind"], "task", "{failed}");
+    assert_eq!(failed["status"], "failed", "a panic fails the task: {failed}");
+    assert_eq!(failed["code"], -32603, "{failed}");
 
     let cancelled = step("cancelled");
     assert_eq!(cancelled["kind"], "task", "{cancelled}");

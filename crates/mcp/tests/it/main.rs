@@ -21,3 +21,4 @@ mod request_2026;
 mod revision_2026;
 mod serve;
 mod tasks;
+mod typescript_client;

@@ -142,6 +142,14 @@ const INSPECTOR_TOOL_ERROR: i32 = 5;
 /// (protocol 2026-07-28), and returns its JSON result. Fails the test, with what it
 /// printed, when it exits unsuccessfully (a tool's error result is a result).
 pub async fn inspector_cli(arguments: &[&str], cwd: &Path) -> Value {
+    inspector_cli_outcome(arguments, cwd)
+        .await
+        .unwrap_or_else(|failure| panic!("the Inspector failed on {arguments:?} {failure}"))
+}
+
+/// [`inspector_cli`], with the Inspector's failure (a protocol error it was answered
+/// with, say) as an `Err` of what it printed rather than a failed test.
+pub async fn inspector_cli_outcome(arguments: &[&str], cwd: &Path) -> Result<Value, String> {
     let output = tokio::time::timeout(
         CLIENT_DEADLINE,
         tokio::process::Command::new(node())
@@ -157,11 +165,12 @@ pub async fn inspector_cli(arguments: &[&str], cwd: &Path) -> Value {
     .expect("the Inspector runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() || output.status.code() == Some(INSPECTOR_TOOL_ERROR),
-        "the Inspector failed on {arguments:?} (status {:?}):\n{stdout}\n{stderr}",
-        output.status.code()
-    );
-    serde_json::from_str(&stdout)
-        .unwrap_or_else(|error| panic!("the Inspector printed no JSON ({error}): {stdout}"))
+    if !(output.status.success() || output.status.code() == Some(INSPECTOR_TOOL_ERROR)) {
+        return Err(format!(
+            "(status {:?}):\n{stdout}\n{stderr}",
+            output.status.code()
+        ));
+    }
+    Ok(serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("the Inspector printed no JSON ({error}): {stdout}")))
 }

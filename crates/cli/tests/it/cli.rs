@@ -318,7 +318,7 @@ async fn configuration_files_are_read_and_checked() {
         format!(
             "agent-tools: invalid config file {}:3:1: unknown field `bogus`, expected one of \
              `default_timeout`, `audit_log`, `mount`, `policy`, `auth`, `serve`, `telemetry`, \
-             `audit`, `tool_search`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
+             `audit`, `tasks`, `tool_search`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
              `media`, `screenshot`\n",
             unknown.display()
         )

@@ -17,7 +17,6 @@ mod hostile_exec;
 mod hostile_memory;
 mod mcp;
 mod mcp_everything;
-mod peak_memory;
 mod sandbox;
 mod serve_stdio;
 mod stateless_replicas;

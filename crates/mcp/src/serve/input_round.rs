@@ -39,6 +39,7 @@ use agent_tools_core::caller::{
     SamplingRequest, SamplingResponse,
 };
 use agent_tools_core::tool::BoxFuture;
+use futures_util::task::AtomicWaker;
 use rmcp::model::ClientCapabilities;
 use serde_json::{Value, json};
 
@@ -57,6 +58,10 @@ pub(crate) struct InputRound {
     task: Option<BTreeMap<String, String>>,
     /// The call may become a task here when the tool says so (`ToolContext::start_task`).
     may_start_task: bool,
+    /// Wakes [`run_round`] when a question is asked from another task than the call's
+    /// own (a mounted server's request, a task the tool spawned): without it the round
+    /// would not notice the question until the call is polled again, which may be never.
+    waker: AtomicWaker,
     inner: Mutex<RoundInner>,
 }
 
@@ -109,6 +114,7 @@ impl InputRound {
             log: None,
             task: None,
             may_start_task: false,
+            waker: AtomicWaker::new(),
             inner: Mutex::new(RoundInner {
                 kept: state.kept,
                 ..RoundInner::default()
@@ -202,6 +208,7 @@ impl InputRound {
         }
         let Some(answer) = self.answers.get(&key) else {
             self.inner().asked.insert(key, request);
+            self.waker.wake();
             // Never answered in this run: `run_round` ends it here.
             return std::future::pending().await;
         };
@@ -213,6 +220,7 @@ impl InputRound {
             Err(problem) => {
                 let message = format!("the answer to `{key}` {problem}");
                 self.inner().invalid.get_or_insert(message.clone());
+                self.waker.wake();
                 Err(CallerError::failed(message))
             }
         }
@@ -273,6 +281,7 @@ impl Caller for InputRound {
             return Box::pin(std::future::ready(Ok(())));
         }
         self.inner().start_task = true;
+        self.waker.wake();
         // Never returns in this run: `run_round` ends it here.
         Box::pin(std::future::pending())
     }
@@ -288,6 +297,7 @@ impl Caller for InputRound {
 pub(crate) async fn run_round<T>(round: &InputRound, call: impl Future<Output = T>) -> RoundEnd<T> {
     let mut call = pin!(call);
     std::future::poll_fn(|cx| {
+        round.waker.register(cx.waker());
         let finished = call.as_mut().poll(cx);
         let mut inner = round.inner();
         if let Some(problem) = inner.invalid.take() {

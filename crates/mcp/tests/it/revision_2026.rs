@@ -401,3 +401,36 @@ async fn structured_output_of_any_json_type_reaches_a_2026_client() {
         "{called}"
     );
 }
+
+/// A question asked from another task than the call's own — as a mounted server's
+/// request to our client is, or a task the tool spawned — still ends the round with an
+/// input-required result, rather than leaving the request hanging.
+#[tokio::test]
+async fn a_question_asked_from_another_task_still_ends_the_round() {
+    let spawned = DynamicTool::new(
+        "ask_elsewhere",
+        "Asks from a task of its own.",
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            let asking = ctx.clone();
+            let answer = tokio::spawn(async move {
+                let form = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+                let question = InputRequest::Elicit(ElicitRequest::form("Go on?", form));
+                asking.ask("go_on", question).await
+            })
+            .await
+            .map_err(|error| ToolError::new(error.to_string()))??;
+            Ok::<_, ToolError>(format!("answered: {}", answer.into_elicit().is_some()))
+        },
+    );
+    let registry = ToolRegistry::new();
+    registry.register(spawned).expect("registers");
+    let server = serve_http(registry, "127.0.0.1:0").await.expect("serves");
+    let asked = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        call(&server, "ask_elsewhere", json!({}), json!({})),
+    )
+    .await
+    .expect("the round ends at the question, not hanging");
+    assert!(asked["result"]["inputRequests"]["go_on"].is_object(), "{asked}");
+}

@@ -2,9 +2,10 @@
 //! of a 4 GiB one-line file took 4 GB), measured by the kernel: the `agent-tools` binary
 //! runs the call and `wait4` reports its peak resident set (`ru_maxrss`).
 //!
-//! These tests have a test binary of their own because a child's `ru_maxrss` starts from
-//! its parent's: `posix_spawn` runs the child in the parent's memory until `exec`, and
-//! Linux carries that memory's high-water mark into the child's account. Here the parent
+//! These tests have a test binary of their own (not a module of `tests/it`, whose other
+//! tests grow the process) because a child's `ru_maxrss` starts from its parent's:
+//! `posix_spawn` runs the child in the parent's memory until `exec`, and Linux carries
+//! that memory's high-water mark into the child's account. Here the parent
 //! (this binary) stays at a few megabytes — the huge file is written a megabyte at a
 //! time — so the figure is the tool's. Do not add tests that allocate much to this file.
 //!

@@ -123,23 +123,28 @@ fn deploy() -> Option<Deployment> {
         ),
     )
     .unwrap();
-    let replicas: Vec<Replica> = ["a", "b"]
-        .iter()
-        .map(|name| Replica::start(dir.path(), name, &config))
-        .collect();
-    let addrs: Vec<String> = replicas.iter().map(|replica| replica.addr.clone()).collect();
-    let nginx = nginx::Nginx::start(
-        &nginx_binary,
-        &dir.path().join("nginx"),
-        postgres::free_port(),
-        &addrs,
-    );
+    let (replicas, nginx) = replicas_behind_nginx(&nginx_binary, dir.path(), &config);
     Some(Deployment {
         _dir: dir,
         database,
         replicas,
         nginx,
     })
+}
+
+/// Two replicas (`a`, `b`) serving with `config`, and nginx in front of them.
+pub(crate) fn replicas_behind_nginx(
+    nginx_binary: &Path,
+    dir: &Path,
+    config: &Path,
+) -> (Vec<Replica>, nginx::Nginx) {
+    let replicas: Vec<Replica> = ["a", "b"]
+        .iter()
+        .map(|name| Replica::start(dir, name, config))
+        .collect();
+    let addrs: Vec<String> = replicas.iter().map(|replica| replica.addr.clone()).collect();
+    let nginx = nginx::Nginx::start(nginx_binary, &dir.join("nginx"), postgres::free_port(), &addrs);
+    (replicas, nginx)
 }
 
 fn client() -> reqwest::Client {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use test_support::{mcp_post, nginx, postgres};
 
-use crate::stateless_replicas::Replica;
+use crate::stateless_replicas::{Replica, replicas_behind_nginx};
 
 /// What a client that takes tasks (and no forms) declares.
 fn task_client() -> Value {
@@ -42,17 +42,7 @@ fn deploy() -> Option<Deployment> {
          [tasks]\npostgres_url = \"{database}\"\ndefault = \"optional\"\nlease = \"1s\"\n"
     );
     std::fs::write(&config, text).ok()?;
-    let replicas: Vec<Replica> = ["a", "b"]
-        .iter()
-        .map(|name| Replica::start(dir.path(), name, &config))
-        .collect();
-    let addrs: Vec<String> = replicas.iter().map(|replica| replica.addr.clone()).collect();
-    let nginx = nginx::Nginx::start(
-        &nginx_binary,
-        &dir.path().join("nginx"),
-        postgres::free_port(),
-        &addrs,
-    );
+    let (replicas, nginx) = replicas_behind_nginx(&nginx_binary, dir.path(), &config);
     Some(Deployment {
         dir,
         config,

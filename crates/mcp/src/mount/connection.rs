@@ -241,6 +241,17 @@ pub(super) enum Failure {
     Caller(CallerError),
 }
 
+impl From<RoundError> for Failure {
+    /// A round of questions that could not be answered ends the call: the caller's
+    /// refusal as it is, a server's malformed questions as the server's error.
+    fn from(error: RoundError) -> Self {
+        match error {
+            RoundError::Caller(error) => Failure::Caller(error),
+            RoundError::Malformed(why) => Failure::Remote(why),
+        }
+    }
+}
+
 impl Connection {
     pub(super) fn new(server: McpServer, timeout: Option<Duration>, prefer_initialize: bool) -> Self {
         Self {
@@ -536,12 +547,7 @@ impl Session {
                     ));
                 }
             };
-            let retry = input_rounds::answer(asked, round, ctx)
-                .await
-                .map_err(|error| match error {
-                    RoundError::Caller(error) => Failure::Caller(error),
-                    RoundError::Malformed(why) => Failure::Remote(why),
-                })?;
+            let retry = input_rounds::answer(asked, round, ctx).await?;
             params.input_responses = retry.input_responses;
             params.request_state = retry.request_state;
         }

@@ -23,7 +23,7 @@ use rmcp::model::{
 
 use super::cancel::CancelTaskOnDrop;
 use super::connection::{Failure, Session};
-use super::input_rounds::{self, RoundError};
+use super::input_rounds;
 use crate::wire::tools;
 
 /// The poll interval when the server suggests none.
@@ -108,12 +108,7 @@ async fn answer(
     ctx: &ToolContext,
 ) -> Result<(), Failure> {
     let asked = InputRequiredResult::new(Some(input_requests), None);
-    let retry = input_rounds::answer(asked, round, ctx)
-        .await
-        .map_err(|error| match error {
-            RoundError::Caller(error) => Failure::Caller(error),
-            RoundError::Malformed(why) => Failure::Remote(why),
-        })?;
+    let retry = input_rounds::answer(asked, round, ctx).await?;
     let answers = retry.input_responses.unwrap_or_default();
     let request =
         ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(UpdateTaskParams::new(id, answers)));

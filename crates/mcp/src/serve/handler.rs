@@ -538,9 +538,16 @@ impl ServerHandler for McpHandler {
     /// tool.
     ///
     /// [`ToolMeta::header_argument`]: agent_tools_core::tool::ToolMeta::header_argument
+    ///
+    /// Asked for every call over HTTP, so a tool without header arguments — nearly every
+    /// one — answers `None` (nothing to check) without rendering its definition.
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let tool = self.registry.get(name)?;
-        tools::tool_definition(Dialect::Mcp.definition(tool.spec())).ok()
+        let spec = tool.spec();
+        if spec.meta.header_arguments.is_empty() && !tools::marks_headers(&spec.input_schema) {
+            return None;
+        }
+        tools::tool_definition(Dialect::Mcp.definition(spec)).ok()
     }
 
     /// Later log messages of the session's calls go out at `level` and above.

@@ -45,6 +45,19 @@ pub(crate) fn call_result_2026(result: &ToolResult) -> Result<CallToolResult, se
     Ok(encoded)
 }
 
+/// Whether `schema` marks a property `x-mcp-header` along a chain of `properties` from its
+/// root (where MCP clients look for them): a mounted server's tool may carry its own.
+pub(crate) fn marks_headers(schema: &Value) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| {
+            properties
+                .values()
+                .any(|property| property.get("x-mcp-header").is_some() || marks_headers(property))
+        })
+}
+
 /// The output schema a 2026-07-28 definition of `spec` carries where earlier revisions'
 /// carry none: a schema of a value that is not an object, which only 2026-07-28 allows.
 pub(crate) fn output_schema_2026(spec: &ToolSpec) -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
@@ -159,6 +172,21 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn header_marks_are_found_along_properties_only() {
+        assert!(!marks_headers(
+            &json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        ));
+        assert!(marks_headers(
+            &json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"}}})
+        ));
+        assert!(marks_headers(
+            &json!({"properties": {"outer": {"properties": {"b": {"x-mcp-header": "B"}}}}})
+        ));
+        // Not where clients look for them.
+        assert!(!marks_headers(&json!({"$defs": {"a": {"x-mcp-header": "A"}}})));
+    }
 
     #[test]
     fn remote_results_keep_every_part() {

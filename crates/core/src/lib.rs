@@ -43,6 +43,7 @@ mod spec;
 pub mod suggest;
 pub mod task;
 pub mod testing;
+pub mod tokens;
 pub mod tool;
 mod tool_search;
 mod toolset;

@@ -29,6 +29,7 @@ const KNOWN: &[&str] = &[
     "cancel_grace",
     "retries",
     "max_concurrency",
+    "max_result_tokens",
     "preview",
     "enabled",
     "kinds",
@@ -71,6 +72,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) cancel_grace: Option<Duration>,
     pub(crate) retries: Option<u32>,
     pub(crate) max_concurrency: Option<u32>,
+    /// `max_result_tokens = 20000`: the tool's result budget.
+    pub(crate) max_result_tokens: Option<u32>,
     /// The function that previews a call for an approver (`preview = path`).
     pub(crate) preview: Option<syn::Path>,
     pub(crate) enabled: Option<(Expr, Span)>,
@@ -142,6 +145,7 @@ impl ToolAttrs {
             "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
             "retries" => self.retries = Some(count_value(&meta, key, 0)?),
             "max_concurrency" => self.max_concurrency = Some(count_value(&meta, key, 1)?),
+            "max_result_tokens" => self.max_result_tokens = Some(count_value(&meta, key, 1)?),
             "enabled" => {
                 let span = meta.span();
                 let Meta::NameValue(pair) = meta else {
@@ -245,7 +249,8 @@ fn duration_value(meta: &Meta, key: &str) -> syn::Result<Duration> {
     Ok(duration)
 }
 
-/// A count attribute (`retries = 2`, `max_concurrency = 1`) of at least `min`.
+/// A count attribute (`retries = 2`, `max_concurrency = 1`, `max_result_tokens = 20000`)
+/// of at least `min`.
 fn count_value(meta: &Meta, key: &str, min: u32) -> syn::Result<u32> {
     let invalid = || {
         syn::Error::new(

@@ -8,4 +8,5 @@ mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
 mod registration;
+mod result_budget;
 mod web_bomb;

@@ -76,6 +76,8 @@ pub(crate) struct CallOptions {
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) principal: Option<Arc<Principal>>,
+    /// The client's cap on the result, in characters.
+    pub(crate) max_result_chars: Option<usize>,
     /// The trace context the call came with, until the registry replaces it with the
     /// call's own span's.
     pub(crate) trace_context: Option<Arc<TraceContext>>,
@@ -92,6 +94,7 @@ impl std::fmt::Debug for CallOptions {
             .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
             .field("approver", &self.approver.as_ref().map(|_| "dyn Approver"))
             .field("principal", &self.principal)
+            .field("max_result_chars", &self.max_result_chars)
             .field("trace_context", &self.trace_context)
             .finish()
     }
@@ -121,6 +124,15 @@ impl ToolCall {
     /// The arguments as sent.
     pub fn arguments(&self) -> &ToolArguments {
         &self.arguments
+    }
+
+    /// Fits this call's result to `chars` characters as well as to its token budget (see
+    /// [`ToolRegistryBuilder::max_result_tokens`](super::ToolRegistryBuilder::max_result_tokens)):
+    /// a client's own cap, such as the `anthropic/maxResultSizeChars` an MCP request's
+    /// `_meta` may carry.
+    pub fn with_max_result_chars(mut self, chars: usize) -> Self {
+        self.options.max_result_chars = Some(chars);
+        self
     }
 
     /// Overrides the tool's and the registry's timeout for this call.

@@ -75,6 +75,9 @@ pub struct ToolMeta {
     pub retries: Option<u32>,
     /// At most this many calls of the tool run at once; the others wait.
     pub max_concurrency: Option<u32>,
+    /// The most tokens of the model's context its result may take; overrides the
+    /// registry's budget (see [`max_result_tokens`](Self::max_result_tokens)).
+    pub max_result_tokens: Option<usize>,
     /// The tool changes files in the workspace and nothing else (see
     /// [`edits_files`](Self::edits_files)).
     pub edits_files: bool,
@@ -105,6 +108,7 @@ impl ToolMeta {
             cancel_grace: None,
             retries: None,
             max_concurrency: None,
+            max_result_tokens: None,
             edits_files: false,
             defer: false,
             argument_kinds: Vec::new(),
@@ -178,6 +182,15 @@ impl ToolMeta {
     /// it is in; further calls wait, and the wait counts toward their timeout.
     pub fn max_concurrency(mut self, limit: u32) -> Self {
         self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// Fits the tool's results to `tokens` of the model's context, counted for the
+    /// dialect the result goes to ([`tokens`](crate::tokens)); what does not fit goes to
+    /// the registry's [`ResultOverflow`](crate::output::ResultOverflow). Overrides the
+    /// registry's [`max_result_tokens`](crate::registry::ToolRegistryBuilder::max_result_tokens).
+    pub fn max_result_tokens(mut self, tokens: usize) -> Self {
+        self.max_result_tokens = Some(tokens);
         self
     }
 

@@ -102,7 +102,10 @@ impl ResultFiles {
 
 impl ResultOverflow for ResultFiles {
     fn keep<'a>(&'a self, result: OverflowedResult<'a>) -> BoxFuture<'a, Result<KeptResult, String>> {
-        let name = file_name(result.tool, result.call_id);
+        let name = match file_name(result.tool, result.call_id) {
+            Ok(name) => name,
+            Err(error) => return Box::pin(async move { Err(error) }),
+        };
         let text = result.text.to_owned();
         let store = self.clone();
         // A large result is a large write (and an fsync): on the blocking pool.
@@ -118,9 +121,11 @@ impl ResultOverflow for ResultFiles {
     }
 }
 
-/// `<milliseconds since 1970>-<tool>-<call id>.txt`, with only characters safe in a file
-/// name on every system.
-fn file_name(tool: &str, call_id: &str) -> String {
+/// `<milliseconds since 1970>-<tool>-<call id>-<32 random hex digits>.txt`, with only
+/// characters safe in a file name on every system. The random part makes the name (and
+/// its URI) unguessable: a server reads a kept result to any client that names it, and
+/// call ids (a JSON-RPC request's `1`) and times are easy to guess.
+fn file_name(tool: &str, call_id: &str) -> Result<String, String> {
     let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis());
@@ -136,11 +141,14 @@ fn file_name(tool: &str, call_id: &str) -> String {
             .take(max)
             .collect()
     };
-    format!(
-        "{millis:013}-{}-{}.txt",
+    let mut random = [0u8; 16];
+    getrandom::fill(&mut random).map_err(|error| format!("no random name: {error}"))?;
+    let random: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+    Ok(format!(
+        "{millis:013}-{}-{}-{random}.txt",
         safe(tool, 64),
         safe(call_id, CALL_ID_CHARS)
-    )
+    ))
 }
 
 /// `path` as a `file://` URI, its bytes outside the unreserved set percent-encoded.
@@ -162,9 +170,10 @@ mod tests {
 
     #[test]
     fn names_keep_only_safe_characters() {
-        let name = file_name("read_file", "call/../../etc passwd");
-        assert!(name.ends_with("-read_file-call_______etc_passwd.txt"), "{name}");
+        let name = file_name("read_file", "call/../../etc passwd").unwrap();
+        assert!(name.contains("-read_file-call_______etc_passwd-"), "{name}");
         assert!(!name.contains('/'));
+        assert_ne!(name, file_name("read_file", "call/../../etc passwd").unwrap());
     }
 
     #[test]

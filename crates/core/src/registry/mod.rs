@@ -759,6 +759,19 @@ impl ToolRegistry {
         self.session_id.as_deref()
     }
 
+    /// Whether the registry keeps results that did not fit their budget (see
+    /// [`ToolRegistryBuilder::result_overflow`]).
+    pub fn keeps_results(&self) -> bool {
+        self.config().result_overflow.is_some()
+    }
+
+    /// The text of a result that did not fit its budget, which the registry's
+    /// [`ResultOverflow`] kept at `uri` (the link a cut result carries); `None` for a URI
+    /// it does not know. A server answers a client's read of the link with it.
+    pub async fn kept_result(&self, uri: &str) -> Option<String> {
+        self.config().result_overflow.as_ref()?.read(uri).await
+    }
+
     pub(crate) fn config(&self) -> &Config {
         &self.shared.config
     }

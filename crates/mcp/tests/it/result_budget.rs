@@ -30,7 +30,9 @@ impl ResultOverflow for Kept {
 }
 
 fn big_text() -> String {
-    (1..=5000).map(|n| format!("line {n}: some words to fill it\n")).collect()
+    (1..=5000)
+        .map(|n| format!("line {n}: some words to fill it\n"))
+        .collect()
 }
 
 fn registry() -> ToolRegistry {
@@ -38,9 +40,12 @@ fn registry() -> ToolRegistry {
         .max_result_tokens(2_000)
         .result_overflow(Kept::default())
         .build();
-    let big = DynamicTool::new("big", "Returns a lot.", json!({"type": "object"}), |_: Value, _: ToolContext| async {
-        Ok::<_, ToolError>(big_text())
-    });
+    let big = DynamicTool::new(
+        "big",
+        "Returns a lot.",
+        json!({"type": "object"}),
+        |_: Value, _: ToolContext| async { Ok::<_, ToolError>(big_text()) },
+    );
     registry.register(big).unwrap();
     registry
 }
@@ -50,11 +55,22 @@ async fn a_cut_result_links_to_the_whole_text_and_the_clients_cap_is_honoured() 
     let server = serve_http(registry(), "127.0.0.1:0").await.unwrap();
     let client = ().serve(StreamableHttpClientTransport::from_uri(server.url())).await.unwrap();
     let capabilities = client.peer_info().unwrap().capabilities.clone();
-    assert!(capabilities.resources.is_some(), "a server that keeps results offers them");
+    assert!(
+        capabilities.resources.is_some(),
+        "a server that keeps results offers them"
+    );
 
     // The budget of 2,000 estimated tokens alone: about 6,000 bytes shown.
-    let result = client.peer().call_tool(CallToolRequestParams::new("big")).await.unwrap();
-    let texts: Vec<&str> = result.content.iter().filter_map(|part| part.as_text().map(|t| t.text.as_str())).collect();
+    let result = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("big"))
+        .await
+        .unwrap();
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|part| part.as_text().map(|t| t.text.as_str()))
+        .collect();
     let shown: usize = texts.iter().map(|text| text.len()).sum();
     assert!(shown <= 6_000 && shown > 4_000, "{shown} bytes shown");
     let uri = result
@@ -62,7 +78,11 @@ async fn a_cut_result_links_to_the_whole_text_and_the_clients_cap_is_honoured() 
         .iter()
         .find_map(|part| Some(part.as_resource_link()?.uri.clone()))
         .expect("a link to the whole result");
-    let read = client.peer().read_resource(ReadResourceRequestParams::new(uri.clone())).await.unwrap();
+    let read = client
+        .peer()
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
     let [ResourceContents::TextResourceContents { text, .. }] = read.contents.as_slice() else {
         panic!("one text: {:?}", read.contents);
     };
@@ -70,7 +90,9 @@ async fn a_cut_result_links_to_the_whole_text_and_the_clients_cap_is_honoured() 
 
     // Claude Code's cap in characters, smaller than the budget, wins.
     let mut meta = RequestMetaObject::new();
-    meta.0.0.insert("anthropic/maxResultSizeChars".into(), json!(1_000));
+    meta.0
+        .0
+        .insert("anthropic/maxResultSizeChars".into(), json!(1_000));
     let mut capped = CallToolRequestParams::new("big");
     capped.meta = Some(meta);
     let result = client.peer().call_tool(capped).await.unwrap();
@@ -80,7 +102,10 @@ async fn a_cut_result_links_to_the_whole_text_and_the_clients_cap_is_honoured() 
         .filter_map(|part| part.as_text().map(|t| t.text.chars().count()))
         .sum();
     assert!(chars <= 1_000, "{chars} characters");
-    assert!(result.content.iter().any(|part| part.as_text().is_some_and(|t| t.text.contains("1,000 characters"))));
+    assert!(result.content.iter().any(|part| {
+        part.as_text()
+            .is_some_and(|t| t.text.contains("1,000 characters"))
+    }));
 
     // A URI the store did not hand out is not found.
     let unknown = client

@@ -101,6 +101,7 @@ pub use agent_tools_core::*;
 /// | `cancel_grace` | `#[tool(cancel_grace = "3s")]` | after a cancellation, how long the tool may take to return what it has |
 /// | `retries` | `#[tool(retries = 2)]` | how many [`ToolError::retry`] answers in a row a session gets |
 /// | `max_concurrency` | `#[tool(max_concurrency = 4)]` | at most this many calls at once; the rest wait |
+/// | `max_result_tokens` | `#[tool(max_result_tokens = 20000)]` | its results fitted to this many tokens of the model's context, counted for the call's dialect (else the registry's budget): see [`ToolRegistryBuilder::max_result_tokens`](registry::ToolRegistryBuilder::max_result_tokens) |
 /// | `edits_files` | `#[tool(edits_files)]` | only edits files in the workspace: policy mode `accept_edits` runs it |
 /// | `preview` | `#[tool(preview = describe)]` | a `fn(&Args) -> Option<String>` that tells a person asked to approve what the call would do |
 /// | `defer` | `#[tool(defer)]` | the definition is loaded on demand, through a tool search |

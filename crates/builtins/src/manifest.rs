@@ -266,7 +266,10 @@ impl Builtins {
     #[tool(read_only, idempotent, kinds(path = path), title = "Read file")]
     #[cfg(feature = "fs")]
     fn read_file(&self, ctx: &ToolContext, args: fs::read::ReadFileArgs) -> Result<ToolOutput, ToolError> {
-        fs::read::read_file(&self.workspace_for(ctx), args)
+        let budget_bytes = ctx
+            .result_budget()
+            .map(agent_tools_core::tokens::ResultBudget::text_bytes);
+        fs::read::read_file(&self.workspace_for(ctx), args, budget_bytes)
     }
 
     /// Write a text file in the workspace: create it, replace its content, or append.

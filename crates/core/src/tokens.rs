@@ -68,6 +68,58 @@ impl TokenCounting {
     }
 }
 
+/// What a call's result may take of the model's context: tokens (counted by
+/// [`counting`](Self::counting)) and, when the client named a cap, characters. The registry
+/// fits every result to it; a tool that pages its own output (`read_file`) can size its
+/// pages by it ([`ToolContext::result_budget`](crate::ToolContext::result_budget)) and so
+/// say itself where to go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultBudget {
+    tokens: Option<usize>,
+    chars: Option<usize>,
+    counting: TokenCounting,
+}
+
+impl ResultBudget {
+    /// A budget of `tokens` and `chars` (either may be absent), counted by `counting`;
+    /// `None` when neither is given.
+    pub fn new(tokens: Option<usize>, chars: Option<usize>, counting: TokenCounting) -> Option<Self> {
+        (tokens.is_some() || chars.is_some()).then_some(Self {
+            tokens,
+            chars,
+            counting,
+        })
+    }
+
+    /// The most tokens, if tokens are limited.
+    pub fn tokens(&self) -> Option<usize> {
+        self.tokens
+    }
+
+    /// The most characters, if the client capped them.
+    pub fn chars(&self) -> Option<usize> {
+        self.chars
+    }
+
+    /// How tokens are counted for the call's dialect.
+    pub fn counting(&self) -> TokenCounting {
+        self.counting
+    }
+
+    /// About how many bytes of text a tool should return to fit: nine tenths of the tokens
+    /// at [`ESTIMATE_BYTES_PER_TOKEN`] bytes each, and of the characters at a byte each
+    /// (a character is at least a byte). Text of this size fits the estimate with room for
+    /// a note; in `o200k_base`, ordinary text does too (it averages about four bytes a
+    /// token), and what does not is cut by the registry as any result is.
+    pub fn text_bytes(&self) -> usize {
+        let by_tokens = self.tokens.map_or(usize::MAX, |tokens| {
+            tokens.saturating_mul(ESTIMATE_BYTES_PER_TOKEN) / 10 * 9
+        });
+        let by_chars = self.chars.map_or(usize::MAX, |chars| chars / 10 * 9);
+        by_tokens.min(by_chars)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +133,15 @@ mod tests {
         // Three characters of CJK are nine bytes: about a token each.
         assert_eq!(estimate.count("日本語"), 3);
         assert!(!estimate.is_exact());
+    }
+
+    #[test]
+    fn a_budget_says_how_much_text_fits() {
+        assert!(ResultBudget::new(None, None, TokenCounting::Estimate).is_none());
+        let budget = ResultBudget::new(Some(1000), None, TokenCounting::Estimate).unwrap();
+        assert_eq!(budget.text_bytes(), 2700);
+        let both = ResultBudget::new(Some(1000), Some(2000), TokenCounting::Estimate).unwrap();
+        assert_eq!(both.text_bytes(), 1800);
     }
 
     #[cfg(feature = "tokenizer")]

@@ -92,8 +92,14 @@ async fn a_ten_megabyte_result_fits_every_dialect_and_pages_back_whole() {
         paged == text,
         "the kept result differs from what the tool returned"
     );
-    let rest = page_through(&registry, &path, offset, limit).await;
-    assert!(text.ends_with(&rest) && rest.len() < text.len());
+    // The note's offset is the first line not shown.
+    let arguments = json!({"path": path, "offset": offset, "limit": 1}).to_string();
+    let page = registry
+        .call(ToolCall::new("next", "read_file", arguments))
+        .await
+        .text();
+    let first_line = page.lines().nth(1).unwrap().split_once('\t').unwrap().1;
+    assert_eq!(Some(first_line), text.lines().nth(offset - 1));
 }
 
 /// The path, offset and limit the note names: "… with path `P`, offset N and limit L.]".
@@ -165,4 +171,24 @@ async fn a_clients_cap_in_characters_is_honoured() {
     let shown = result.output.text_content();
     assert!(shown.chars().count() <= 10_000, "{}", shown.chars().count());
     assert!(shown.contains("10,000 characters"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_file_sizes_its_pages_by_the_budget_and_says_where_to_go_on() {
+    let temp = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(temp.path()).unwrap();
+    std::fs::write(temp.path().join("big.log"), ten_megabytes()).unwrap();
+    let registry = registry(&ws, "");
+    let call = ToolCall::new("1", "read_file", json!({"path": "big.log"}).to_string())
+        .with_definition_options(DefinitionOptions::new(Dialect::Anthropic));
+    let page = registry.call(call).await.text();
+    assert!(!page.contains("Result cut"), "the page itself fits");
+    assert!(
+        page.contains("to fit the result budget]"),
+        "{}",
+        &page[page.len() - 300..]
+    );
+    assert!(page.contains("continue with offset="));
+    assert!(TokenCounting::Estimate.count(&page) <= BUDGET);
+    assert!(!temp.path().join(RESULTS_DIR).exists(), "nothing needed keeping");
 }

@@ -17,7 +17,7 @@ use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
-use super::result_budget::{self, Budget};
+use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
@@ -29,6 +29,7 @@ use crate::{
     dialect::DefinitionOptions,
     error::ToolErrorKind,
     output::ToolOutput,
+    tokens::ResultBudget,
     tool_search::ToolVisibility,
 };
 use serde_json::Value;
@@ -273,7 +274,9 @@ impl ToolRegistry {
             });
         let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let ctx = self.context(entry, call_id, options, limit, cancellation.clone());
+        let ctx = self
+            .context(entry, call_id, options, limit, cancellation.clone())
+            .with_result_budget(budget);
         let permits = entry.permits.clone();
         let run = run_isolated(
             entry.tool.as_ref(),
@@ -314,7 +317,7 @@ impl ToolRegistry {
     }
 
     /// What the call's result may take of the model's context, if anything limits it.
-    fn result_budget(&self, entry: &Entry, options: &CallOptions) -> Option<Budget> {
+    fn result_budget(&self, entry: &Entry, options: &CallOptions) -> Option<ResultBudget> {
         let config = self.config();
         let dialect = options
             .extensions
@@ -322,7 +325,7 @@ impl ToolRegistry {
             .and_then(|extensions| extensions.get::<DefinitionOptions>())
             .or_else(|| config.extensions.get::<DefinitionOptions>())
             .map(|options| options.dialect);
-        Budget::of(
+        result_budget::budget_of(
             entry.max_result_tokens,
             config.max_result_tokens,
             options.max_result_chars,

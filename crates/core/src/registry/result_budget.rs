@@ -16,21 +16,13 @@
 
 use crate::dialect::Dialect;
 use crate::output::{Content, KeptResult, OverflowedResult, ResultOverflow, ToolOutput};
-use crate::tokens::TokenCounting;
+use crate::tokens::{ResultBudget as Budget, TokenCounting};
 
 /// Long lines are counted in pieces of at most this many bytes.
 const PIECE: usize = 4096;
 
 /// Tokens kept back for the note that ends a cut result (it is about 80).
 const NOTE_TOKENS: usize = 160;
-
-/// What a call's result may take: tokens, and characters when the client named a cap.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Budget {
-    tokens: Option<usize>,
-    chars: Option<usize>,
-    counting: TokenCounting,
-}
 
 /// Who a result belongs to, for the overflow store.
 pub(super) struct Whose<'a> {
@@ -39,43 +31,40 @@ pub(super) struct Whose<'a> {
     pub(super) session_id: Option<&'a str>,
 }
 
-impl Budget {
-    /// The budget of a call: the tool's own token budget, else the registry's, and the
-    /// client's cap in characters; `None` when nothing limits the call.
-    pub(super) fn of(
-        tool_tokens: Option<usize>,
-        registry_tokens: Option<usize>,
-        chars: Option<usize>,
-        dialect: Option<Dialect>,
-    ) -> Option<Self> {
-        let tokens = tool_tokens.or(registry_tokens);
-        (tokens.is_some() || chars.is_some()).then(|| Self {
-            tokens,
-            chars,
-            counting: TokenCounting::for_dialect(dialect),
-        })
-    }
+/// The budget of a call: the tool's own token budget, else the registry's, and the
+/// client's cap in characters; `None` when nothing limits the call.
+pub(super) fn budget_of(
+    tool_tokens: Option<usize>,
+    registry_tokens: Option<usize>,
+    chars: Option<usize>,
+    dialect: Option<Dialect>,
+) -> Option<Budget> {
+    Budget::new(
+        tool_tokens.or(registry_tokens),
+        chars,
+        TokenCounting::for_dialect(dialect),
+    )
+}
 
-    /// Whether `text` fits without counting: no token is shorter than a byte, nor a
-    /// character, so text of at most `tokens` (and `chars`) bytes always fits.
-    fn surely_fits(&self, text_bytes: usize) -> bool {
-        self.tokens.is_none_or(|tokens| text_bytes <= tokens)
-            && self.chars.is_none_or(|chars| text_bytes <= chars)
-    }
+/// Whether text of `text_bytes` fits without counting: no token is shorter than a byte,
+/// nor a character, so text of at most `tokens` (and `chars`) bytes always fits.
+fn surely_fits(budget: &Budget, text_bytes: usize) -> bool {
+    budget.tokens().is_none_or(|tokens| text_bytes <= tokens)
+        && budget.chars().is_none_or(|chars| text_bytes <= chars)
+}
 
-    /// How the note names the budget.
-    fn describe(&self) -> String {
-        match (self.tokens, self.chars) {
-            (Some(tokens), Some(chars)) => format!(
-                "{} {} and {} characters",
-                thousands(tokens),
-                self.counting.describe(),
-                thousands(chars)
-            ),
-            (Some(tokens), None) => format!("{} {}", thousands(tokens), self.counting.describe()),
-            (None, Some(chars)) => format!("{} characters", thousands(chars)),
-            (None, None) => "none".to_owned(),
-        }
+/// How the note names the budget.
+fn describe(budget: &Budget) -> String {
+    let counted = budget.counting().describe();
+    match (budget.tokens(), budget.chars()) {
+        (Some(tokens), Some(chars)) => format!(
+            "{} {counted} and {} characters",
+            thousands(tokens),
+            thousands(chars)
+        ),
+        (Some(tokens), None) => format!("{} {counted}", thousands(tokens)),
+        (None, Some(chars)) => format!("{} characters", thousands(chars)),
+        (None, None) => "none".to_owned(),
     }
 }
 
@@ -94,7 +83,7 @@ pub(super) async fn fit(
             _ => None,
         })
         .sum();
-    if budget.surely_fits(text_bytes) {
+    if surely_fits(&budget, text_bytes) {
         return output;
     }
     // One text part, the usual case, is borrowed rather than copied.
@@ -159,9 +148,11 @@ impl Cut {
     /// Where `text` is cut to fit `budget`, or `None` when it fits whole.
     fn find(text: &str, budget: &Budget) -> Option<Self> {
         let room_tokens = budget
-            .tokens
+            .tokens()
             .map(|tokens| tokens.saturating_sub(NOTE_TOKENS.min(tokens / 2)));
-        let room_chars = budget.chars.map(|chars| chars.saturating_sub(note_chars(chars)));
+        let room_chars = budget
+            .chars()
+            .map(|chars| chars.saturating_sub(note_chars(chars)));
         let (mut tokens, mut chars) = (0, 0);
         let mut cut = Cut {
             end: 0,
@@ -170,8 +161,8 @@ impl Cut {
         let mut over = false;
         for line in text.split_inclusive('\n') {
             for piece in pieces(line) {
-                tokens += budget.tokens.map_or(0, |_| budget.counting.count(piece));
-                chars += budget.chars.map_or(0, |_| piece.chars().count());
+                tokens += budget.tokens().map_or(0, |_| budget.counting().count(piece));
+                chars += budget.chars().map_or(0, |_| piece.chars().count());
                 if room_tokens.is_some_and(|room| tokens > room)
                     || room_chars.is_some_and(|room| chars > room)
                 {
@@ -204,7 +195,7 @@ impl Cut {
         };
         let head = format!(
             "[Result cut to fit its budget of {}: showing {shown} of {} ({} of {}).",
-            budget.describe(),
+            describe(budget),
             thousands(lines),
             bytes(self.end),
             bytes(text.len()),
@@ -291,18 +282,14 @@ mod tests {
     use super::*;
 
     fn estimate(tokens: Option<usize>, chars: Option<usize>) -> Budget {
-        Budget {
-            tokens,
-            chars,
-            counting: TokenCounting::Estimate,
-        }
+        Budget::new(tokens, chars, TokenCounting::Estimate).unwrap()
     }
 
     #[test]
     fn no_budget_no_fitting() {
-        assert!(Budget::of(None, None, None, None).is_none());
-        let tool_wins = Budget::of(Some(10), Some(20), None, None).unwrap();
-        assert_eq!(tool_wins.tokens, Some(10));
+        assert!(budget_of(None, None, None, None).is_none());
+        let tool_wins = budget_of(Some(10), Some(20), None, None).unwrap();
+        assert_eq!(tool_wins.tokens(), Some(10));
     }
 
     #[test]

@@ -52,6 +52,7 @@ const KINDS: &[(&str, &str)] = &[
     ("path", "WorkspacePath"),
     ("url", "Url"),
     ("env", "Environment"),
+    ("patch", "Patch"),
 ];
 
 /// The parsed arguments of one `#[tool(...)]`.

@@ -1,4 +1,4 @@
-//! The file tools: read, write, edit, list and search files in the workspace.
+//! The file tools: read, write, edit, patch, list and search files in the workspace.
 //!
 //! Every path a model gives goes through [`Workspace`](crate::Workspace), which opens
 //! it beneath the workspace root with the kernel's help, so no tool here can be talked
@@ -9,12 +9,14 @@
 pub(crate) mod edit;
 pub(crate) mod list;
 mod nearby;
+pub(crate) mod patch;
 pub(crate) mod read;
 pub(crate) mod search;
 pub(crate) mod write;
 
 pub use edit::{Edit, EditFileArgs};
 pub use list::ListDirArgs;
+pub use patch::ApplyPatchArgs;
 pub use read::ReadFileArgs;
 pub use search::{FileSearchArgs, SearchMode};
 pub use write::{Mode as WriteFileMode, WriteFileArgs};

@@ -153,7 +153,6 @@ impl Hunk {
 
 /// One line of a hunk, without its marker character.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum HunkLine {
     /// ` text`: a line the file has and keeps.
     Context(String),

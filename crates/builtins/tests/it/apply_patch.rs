@@ -1,0 +1,182 @@
+//! `apply_patch` through a registry, on scenarios kept as data: each directory of
+//! `tests/apply_patch/` holds `before/` (the workspace's files, if any), `patch` (the
+//! call's input), and either `after/` (the files afterwards) or `error` (text the error
+//! result contains; the files must then be as before). An optional `setup` file makes what
+//! git cannot keep, one command a line: `write PATH TEXT` (`\n` and `\t` escaped) and
+//! `symlink TARGET LINK`, where `$OUTSIDE` is a directory outside the workspace holding
+//! `secret.txt`, which no scenario may change.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agent_tools_builtins::{Builtins, Workspace};
+use agent_tools_core::{ToolCall, ToolRegistry};
+use serde_json::json;
+
+fn scenarios() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apply_patch")
+}
+
+/// Every file under `root` (links as `-> TARGET`), by relative path.
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                files.insert(name, format!("-> {}", target.display()).into_bytes());
+            } else if kind.is_dir() {
+                pending.push(path);
+            } else {
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for (name, bytes) in tree(from) {
+        let path = to.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+fn set_up(script: &str, root: &Path, outside: &Path) {
+    for line in script.lines().filter(|line| !line.trim().is_empty()) {
+        let line = line.replace("$OUTSIDE", &outside.display().to_string());
+        let mut words = line.splitn(3, ' ');
+        match (words.next(), words.next(), words.next()) {
+            (Some("write"), Some(path), Some(text)) => {
+                let path = root.join(path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text.replace("\\n", "\n").replace("\\t", "\t")).unwrap();
+            }
+            (Some("symlink"), Some(target), Some(link)) => {
+                std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+            }
+            _ => panic!("bad setup line: {line}"),
+        }
+    }
+}
+
+fn show(files: &BTreeMap<String, Vec<u8>>) -> String {
+    files
+        .iter()
+        .map(|(name, bytes)| format!("== {name}\n{}", String::from_utf8_lossy(bytes)))
+        .collect()
+}
+
+/// Runs one scenario; the problem, if it does not go as written.
+async fn run(dir: &Path) -> Result<(), String> {
+    let temp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").unwrap();
+    let root = temp.path();
+    if dir.join("before").is_dir() {
+        copy_tree(&dir.join("before"), root);
+    }
+    if let Ok(script) = std::fs::read_to_string(dir.join("setup")) {
+        set_up(&script, root, outside.path());
+    }
+    let before = tree(root);
+    let registry = ToolRegistry::new();
+    let builtins = Builtins::new(Workspace::open(root).unwrap()).unwrap();
+    Arc::new(builtins).register_all(&registry).unwrap();
+    let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
+    let result = registry
+        .call(ToolCall::new("call-1", "apply_patch", json!({"input": patch})))
+        .await;
+    let text = result.text();
+    if tree(outside.path()) != BTreeMap::from([("secret.txt".to_owned(), b"secret\n".to_vec())]) {
+        return Err("the directory outside the workspace changed".to_owned());
+    }
+    let after = tree(root);
+    match std::fs::read_to_string(dir.join("error")) {
+        Ok(expected) => {
+            if !result.is_error() || !text.contains(expected.trim_end()) {
+                return Err(format!("expected an error containing:\n{expected}\ngot:\n{text}"));
+            }
+            if after != before {
+                return Err(format!("the failed patch changed files:\n{}", show(&after)));
+            }
+        }
+        Err(_) => {
+            if result.is_error() {
+                return Err(format!("the patch failed:\n{text}"));
+            }
+            let mut expected = tree(&dir.join("after"));
+            // What the setup made and the patch did not name is still there.
+            for (name, bytes) in &before {
+                if name.starts_with(".git") || bytes.starts_with(b"-> ") {
+                    expected.entry(name.clone()).or_insert_with(|| bytes.clone());
+                }
+            }
+            if after != expected {
+                return Err(format!(
+                    "the files differ from after/:\n{}\nexpected:\n{}\nresult:\n{text}",
+                    show(&after),
+                    show(&expected)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_scenario_goes_as_written() {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(scenarios())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 20, "the scenarios are there: {names:?}");
+    let mut failures = Vec::new();
+    for dir in &names {
+        if let Err(problem) = run(dir).await {
+            failures.push(format!(
+                "--- {}: {problem}",
+                dir.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn a_patch_that_is_not_one_gets_the_line_and_what_was_expected() {
+    let temp = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    Arc::new(Builtins::new(Workspace::open(temp.path()).unwrap()).unwrap())
+        .register_all(&registry)
+        .unwrap();
+    let result = registry
+        .call(ToolCall::new(
+            "call-1",
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: a.txt\n@@\noops\n*** End Patch"}),
+        ))
+        .await;
+    assert!(result.is_error());
+    assert!(
+        result.text().contains(
+            "invalid patch at line 4: expected a hunk line starting with ' ' (context), '-' (removed) or '+' (added), found `oops`"
+        ),
+        "{}",
+        result.text()
+    );
+}

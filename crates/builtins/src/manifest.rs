@@ -336,7 +336,14 @@ impl Builtins {
     ///
     /// Nothing is written unless every hunk applies; the error names the hunk and shows
     /// the closest text in the file. Returns a line per file (A/M/D/R) and the diff.
-    #[tool(destructive, edits_files, kinds(input = patch), preview = preview_apply_patch, title = "Apply patch")]
+    #[tool(
+        destructive,
+        edits_files,
+        kinds(input = patch),
+        freeform = agent_tools_core::tool::Freeform::lark(fs::patch::GRAMMAR, "input"),
+        preview = preview_apply_patch,
+        title = "Apply patch"
+    )]
     #[cfg(feature = "fs")]
     fn apply_patch(&self, args: fs::patch::ApplyPatchArgs) -> Result<String, ToolError> {
         fs::patch::apply_patch(&self.workspace, args)

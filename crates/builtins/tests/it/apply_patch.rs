@@ -180,3 +180,49 @@ async fn a_patch_that_is_not_one_gets_the_line_and_what_was_expected() {
         result.text()
     );
 }
+
+#[tokio::test]
+async fn a_custom_tool_call_runs_the_patch_through_the_registry() {
+    use agent_tools_core::Dialect;
+    use agent_tools_core::dialect::DefinitionOptions;
+
+    let temp = tempfile::tempdir().unwrap();
+    std::fs::write(temp.path().join("a.txt"), "one\n").unwrap();
+    let registry = ToolRegistry::new();
+    Arc::new(Builtins::new(Workspace::open(temp.path()).unwrap()).unwrap())
+        .register_all(&registry)
+        .unwrap();
+    // Offered as a custom tool with the grammar when the request asks.
+    let definitions =
+        registry.definitions_with(DefinitionOptions::new(Dialect::OpenAiResponses).custom_tools(true));
+    let offered = definitions
+        .iter()
+        .find(|definition| definition["name"] == "apply_patch")
+        .unwrap();
+    assert_eq!(offered["type"], "custom");
+    assert_eq!(offered["format"]["syntax"], "lark");
+    assert!(
+        offered["format"]["definition"]
+            .as_str()
+            .unwrap()
+            .starts_with("start: begin file+ end")
+    );
+    // The model's raw text comes back as the call's input.
+    let result = registry
+        .call(ToolCall::freeform(
+            "call_1",
+            "apply_patch",
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n",
+        ))
+        .await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .starts_with("Applied the patch: 1 file changed.\nM a.txt\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(temp.path().join("a.txt")).unwrap(),
+        "two\n"
+    );
+}

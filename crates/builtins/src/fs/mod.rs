@@ -21,8 +21,8 @@ pub use read::ReadFileArgs;
 pub use search::{FileSearchArgs, SearchMode};
 pub use write::{Mode as WriteFileMode, WriteFileArgs};
 
-/// What the fuzz targets reach: `edit_file` without a registry in front, so the fuzzer
-/// spends its time in the edit logic. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
+/// What the fuzz targets reach: `edit_file` and `apply_patch` without a registry in front,
+/// so the fuzzer spends its time in the edit logic. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod __fuzz {
@@ -32,5 +32,13 @@ pub mod __fuzz {
         args: super::EditFileArgs,
     ) -> Result<String, agent_tools_core::ToolError> {
         super::edit::edit_file(ws, args)
+    }
+
+    /// The `apply_patch` tool's body.
+    pub fn apply_patch(
+        ws: &crate::Workspace,
+        args: super::ApplyPatchArgs,
+    ) -> Result<String, agent_tools_core::ToolError> {
+        super::patch::apply_patch(ws, args)
     }
 }

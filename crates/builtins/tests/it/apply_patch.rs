@@ -226,3 +226,53 @@ async fn a_custom_tool_call_runs_the_patch_through_the_registry() {
         "two\n"
     );
 }
+
+#[tokio::test]
+async fn the_policy_stops_a_patch_touching_a_denied_path_and_accept_edits_runs_the_rest() {
+    use agent_tools_core::audit::Outcome;
+    use agent_tools_core::policy::{Policy, PolicyMode};
+
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    std::fs::write(root.join("a.txt"), "a\n").unwrap();
+    std::fs::write(root.join(".env"), "SECRET=1\n").unwrap();
+    let policy = Policy::builder()
+        .workspace(root)
+        .mode(PolicyMode::AcceptEdits)
+        .deny("apply_patch(input: .env)")
+        .build()
+        .unwrap();
+    let registry = ToolRegistry::builder().policy(policy).build();
+    Arc::new(Builtins::new(Workspace::open(root).unwrap()).unwrap())
+        .register_all(&registry)
+        .unwrap();
+    let call = |patch: &str| {
+        let registry = registry.clone();
+        let input = format!("*** Begin Patch\n{patch}*** End Patch\n");
+        async move {
+            registry
+                .call(ToolCall::new("c", "apply_patch", json!({"input": input})))
+                .await
+        }
+    };
+    let denied = [
+        "*** Update File: a.txt\n@@\n-a\n+b\n*** Update File: .env\n@@\n-SECRET=1\n+SECRET=2\n",
+        "*** Update File: a.txt\n*** Move to: .env\n",
+        "*** Add File: ./sub/../.env\n+X=1\n",
+    ];
+    for patch in denied {
+        let result = call(patch).await;
+        assert_eq!(result.outcome, Outcome::Denied, "{patch}: {}", result.text());
+        assert!(
+            result.text().contains("apply_patch(input: .env)"),
+            "{}",
+            result.text()
+        );
+    }
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
+    assert_eq!(std::fs::read_to_string(root.join(".env")).unwrap(), "SECRET=1\n");
+    // Under accept_edits a patch that touches no denied path runs without asking.
+    let result = call("*** Update File: a.txt\n@@\n-a\n+b\n").await;
+    assert_eq!(result.outcome, Outcome::Ok, "{}", result.text());
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "b\n");
+}

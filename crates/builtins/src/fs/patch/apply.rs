@@ -165,7 +165,7 @@ pub(super) fn apply_hunks(text: &str, hunks: &[Hunk], budget: &mut Budget) -> Re
             number: index + 1,
             miss,
         };
-        let at = place(&haystack, hunk, cursor, budget).map_err(|miss| fail(miss))?;
+        let at = place(&haystack, hunk, cursor, budget).map_err(fail)?;
         if at.old > 0 || !hunk.context.is_empty() {
             cursor = at.start + at.old;
         }

@@ -33,6 +33,7 @@ mod dynamic;
 pub mod error;
 pub mod hooks;
 pub mod output;
+pub mod patch;
 pub mod policy;
 mod principal;
 pub mod registry;

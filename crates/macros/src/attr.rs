@@ -36,6 +36,7 @@ const KNOWN: &[&str] = &[
     "headers",
     "task",
     "explicit_task_start",
+    "freeform",
     "crate",
 ];
 
@@ -53,6 +54,7 @@ const KINDS: &[(&str, &str)] = &[
     ("path", "WorkspacePath"),
     ("url", "Url"),
     ("env", "Environment"),
+    ("patch", "Patch"),
 ];
 
 /// The parsed arguments of one `#[tool(...)]`.
@@ -85,6 +87,8 @@ pub(crate) struct ToolAttrs {
     /// `task = "optional"`: the `TaskSupport` variant.
     pub(crate) task: Option<&'static str>,
     pub(crate) explicit_task_start: Option<bool>,
+    /// `freeform = EXPR`: an expression giving the tool's `Freeform`.
+    pub(crate) freeform: Option<Expr>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -161,6 +165,16 @@ impl ToolAttrs {
             "headers" => self.headers = headers_value(&meta)?,
             "task" => self.task = Some(task_value(&meta)?),
             "explicit_task_start" => self.explicit_task_start = Some(flag_value(&meta)?),
+            "freeform" => {
+                let span = meta.span();
+                let Meta::NameValue(pair) = meta else {
+                    return Err(syn::Error::new(
+                        span,
+                        "`freeform` needs the form: `freeform = Freeform::lark(GRAMMAR, \"input\")`",
+                    ));
+                };
+                self.freeform = Some(pair.value);
+            }
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }

@@ -137,6 +137,9 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
     for (argument, header) in &attrs.headers {
         calls.push(quote!(.header_argument(#argument, #header)));
     }
+    if let Some(freeform) = &attrs.freeform {
+        calls.push(quote!(.freeform(#freeform)));
+    }
     if let Some(variant) = attrs.task {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
         calls.push(quote!(.task(#krate::tool::TaskSupport::#variant)));

@@ -19,13 +19,17 @@ use crate::{
 };
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
-/// already-parsed value (Anthropic and MCP send an object).
+/// already-parsed value (Anthropic and MCP send an object), or the raw text of a freeform call.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ToolArguments {
     /// JSON text, parsed by the registry.
     Json(String),
     /// A parsed value.
     Value(Value),
+    /// The raw text of a freeform call (an OpenAI custom tool call's `input`), which
+    /// becomes the string argument the tool's [`Freeform`](crate::tool::Freeform) names.
+    Freeform(String),
 }
 
 impl From<&str> for ToolArguments {
@@ -109,6 +113,22 @@ impl ToolCall {
             arguments: arguments.into(),
             options: CallOptions::default(),
         }
+    }
+
+    /// A call of tool `name` with the raw text of a freeform call: an OpenAI custom tool
+    /// call (Responses: `{"type": "custom_tool_call", "call_id", "name", "input"}`; Chat
+    /// Completions: `{"type": "custom", "id", "custom": {"name", "input"}}`). The text
+    /// fills the argument the tool's [`Freeform`](crate::tool::Freeform) names; a tool
+    /// without a freeform form refuses the call.
+    ///
+    /// ```
+    /// use agent_tools_core::{ToolCall, registry::ToolArguments};
+    ///
+    /// let call = ToolCall::freeform("call_1", "apply_patch", "*** Begin Patch\n*** End Patch\n");
+    /// assert!(matches!(call.arguments(), ToolArguments::Freeform(_)));
+    /// ```
+    pub fn freeform(id: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(id, name, ToolArguments::Freeform(text.into()))
     }
 
     /// The provider's call id.

@@ -157,7 +157,14 @@ impl ToolRegistry {
             let message = self.unknown_tool_message(name, visibility);
             return Finished::failure(Outcome::UnknownTool, message);
         };
-        let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
+        let freeform = entry
+            .tool
+            .spec()
+            .meta
+            .freeform
+            .as_ref()
+            .map(|form| form.argument.as_str());
+        let ParsedArguments { value, repairs } = match arguments::parse(arguments, freeform) {
             Ok(parsed) => parsed,
             Err(rejected) => {
                 recorder.raw_arguments(&rejected.arguments);

@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod argument_kind;
+mod freeform;
 pub(crate) mod header_argument;
 mod task_support;
 
 pub use argument_kind::ArgumentKind;
+pub use freeform::{Freeform, FreeformFormat};
 pub use task_support::TaskSupport;
 
 // The rule lives in agent-tools-rules, which agent-tools-macros shares (its crate docs say why).
@@ -94,6 +96,8 @@ pub struct ToolMeta {
     /// A call becomes a task only when the tool says so (see
     /// [`explicit_task_start`](Self::explicit_task_start)).
     pub explicit_task_start: bool,
+    /// The tool's freeform form, if it has one (see [`freeform`](Self::freeform)).
+    pub freeform: Option<Freeform>,
 }
 
 impl ToolMeta {
@@ -115,7 +119,19 @@ impl ToolMeta {
             header_arguments: Vec::new(),
             task: None,
             explicit_task_start: false,
+            freeform: None,
         }
+    }
+
+    /// Lets the model call the tool with one raw text instead of JSON arguments, where
+    /// the provider can (OpenAI's custom tools, offered when a request asks with
+    /// [`DefinitionOptions::custom_tools`](crate::dialect::DefinitionOptions::custom_tools)):
+    /// the text fills the string argument the [`Freeform`] names
+    /// ([`ToolCall::freeform`](crate::ToolCall::freeform)). The JSON form stays, for every
+    /// other provider and request.
+    pub fn freeform(mut self, freeform: Freeform) -> Self {
+        self.freeform = Some(freeform);
+        self
     }
 
     /// Sets the human-readable title.

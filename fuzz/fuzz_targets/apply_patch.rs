@@ -20,7 +20,6 @@ use builtins::fs::ApplyPatchArgs;
 use builtins::fs::__fuzz::apply_patch;
 use libfuzzer_sys::fuzz_target;
 
-use agent_tools_builtins as builtins;
 
 fn check_parser(text: &str) {
     let Ok(parsed) = patch::parse(text) else {

@@ -4,8 +4,11 @@
 //! runs one module. What several packages' tests share is `agent-tools-test-support`.
 
 // Modules that need a feature of the package are compiled with it only.
+mod allocations;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
 mod registration;
+#[cfg(feature = "image")]
+mod view_image;
 mod web_bomb;

@@ -4,7 +4,8 @@
 //!
 //! `view_image/filter` measures what chose the scaling filter, in the same run: the
 //! 4000×3000 image scaled to 1238×928 by `image`'s filters alone, and after a box filter's
-//! pass down to twice the target (what `view_image` does).
+//! pass down to twice the target (which `view_image` makes first only for sources so wide
+//! that the filter's buffer would grow large).
 
 use std::hint::black_box;
 use std::io::Cursor;

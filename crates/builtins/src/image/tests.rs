@@ -122,3 +122,34 @@ fn corrupt_and_truncated_images_are_refused() {
     let error = view(&ws, None, "fake.webp").unwrap_err();
     assert!(error.contains("WebP file that cannot be shown"), "{error}");
 }
+
+#[test]
+fn photographs_are_turned_upright_as_their_metadata_says() {
+    use ::image::ImageEncoder as _;
+    use ::image::codecs::jpeg::JpegEncoder;
+    let (temp, ws) = workspace();
+    // A TIFF-structured Exif block with one entry: orientation 6, "turn 90° clockwise".
+    let exif = [
+        b"II*\0".as_slice(),
+        &[8, 0, 0, 0, 1, 0],
+        &[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0],
+        &[0, 0, 0, 0],
+    ]
+    .concat();
+    let sideways = gradient(40, 20).to_rgb8();
+    let mut jpeg = Vec::new();
+    let mut encoder = JpegEncoder::new_with_quality(&mut jpeg, 90);
+    encoder.set_exif_metadata(exif).unwrap();
+    encoder
+        .write_image(sideways.as_raw(), 40, 20, ::image::ExtendedColorType::Rgb8)
+        .unwrap();
+    std::fs::write(temp.path().join("phone.jpg"), &jpeg).unwrap();
+    let (text, _, bytes) = view(&ws, None, "phone.jpg").unwrap();
+    let upright = ::image::load_from_memory(&bytes).unwrap();
+    assert_eq!((upright.width(), upright.height()), (20, 40), "{text}");
+    assert!(
+        text.contains("JPEG image, 20×40 pixels, ")
+            && text.contains("; turned upright as its metadata says; sent as "),
+        "{text}"
+    );
+}

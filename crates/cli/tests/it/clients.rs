@@ -60,7 +60,7 @@ impl Scene {
         std::fs::create_dir_all(scene.data()).unwrap();
         std::fs::create_dir_all(scene.workspace()).unwrap();
         std::fs::write(scene.workspace().join("notes.txt"), "alpha\nbeta\n").unwrap();
-        // A 1×1 PNG, for the filesystem server's media reader.
+        // A 1×1 PNG, for the filesystem server's media reader and view_image.
         std::fs::write(scene.workspace().join("dot.png"), TINY_PNG).unwrap();
         scene.make_repository();
         scene
@@ -221,6 +221,7 @@ fn builtin_calls(scene: &Scene) -> Vec<Call> {
         call("exec", json!({"command": "echo from-exec"})),
         call("web_fetch", json!({"url": scene.url()})),
         call("screenshot", json!({"target": "url", "url": scene.url()})),
+        call("view_image", json!({"path": "dot.png"})),
         call(
             "memory_write",
             json!({"content": "green tea at five", "key": "tea"}),

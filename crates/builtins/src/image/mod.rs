@@ -1,7 +1,7 @@
 //! `view_image`: an image in the workspace — a screenshot a test produced, a diagram, a
 //! mockup — shown to the model, at a size its provider takes.
 //!
-//! The path is opened through [`Workspace`](crate::Workspace) following no symbolic link
+//! The path is opened through [`Workspace`] following no symbolic link
 //! at all ([`Workspace::following_no_links`](crate::Workspace::following_no_links)): an
 //! image is something to look at, never a reason to follow a link, so `..`, absolute paths
 //! outside the root and links (even to files inside) are refused by the kernel at the

@@ -4,7 +4,8 @@
 //! One table, [`FORMATS`], serves every tool that judges content: `read_file` and
 //! `web_fetch` ask [`sniff`] whether bytes are text, an image a model can look at, or
 //! something else; `send_media` asks [`identify`] for the media type of a whole file and
-//! [`claimed_by_name`] what its extension says it is.
+//! [`claimed_by_name`] what its extension says it is; `view_image` asks [`is_svg`] whether
+//! text is a picture it cannot show.
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +188,25 @@ pub(crate) fn identify(bytes: &[u8]) -> &'static Format {
     }
 }
 
+/// Whether text (a file's first bytes) is an SVG document: its first markup, after any
+/// XML declaration, comments and doctype, is an `<svg` element — read, lowercased, from
+/// the first `<svg` or the first other element, whichever comes first.
+pub(crate) fn is_svg(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    // Skip `<?…?>`, `<!…>` (comments, doctype) until the first element.
+    while let Some(after) = rest.strip_prefix("<?").or_else(|| rest.strip_prefix("<!")) {
+        let end = match after.strip_prefix("--") {
+            Some(comment) => comment.find("-->").map(|at| at + 5),
+            None => after.find('>').map(|at| at + 1),
+        };
+        let Some(end) = end else { return false };
+        rest = after[end..].trim_start();
+    }
+    rest.strip_prefix("<svg")
+        .is_some_and(|after| after.starts_with(|c: char| c.is_whitespace() || c == '>' || c == '/'))
+}
+
 /// The format a file name's extension claims (case-insensitive), if it is a known one.
 pub(crate) fn claimed_by_name(name: &str) -> Option<&'static Format> {
     let (_, extension) = name.rsplit_once('.')?;
@@ -229,6 +249,18 @@ mod tests {
         // Text that merely starts like a signature is still text.
         assert_eq!(mime(b"ID3 tags hold the title\n"), "text/plain");
         assert_eq!(mime(b"abcdftyp is a box\n"), "text/plain");
+    }
+
+    #[test]
+    fn svg_is_told_from_other_text() {
+        assert!(is_svg(b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>"));
+        let declared =
+            "\u{feff}<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<!DOCTYPE svg>\n<SVG width=\"1\">";
+        assert!(is_svg(declared.as_bytes()));
+        assert!(!is_svg(b"<html><svg></svg></html>"));
+        assert!(!is_svg(b"<svgfoo/>"));
+        assert!(!is_svg(b"plain text mentioning <svg>"));
+        assert!(!is_svg(b"<!-- never closed <svg>"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The built-in agent tool set of agent-tools: files, shell, web, memory, sub-agents,
-//! screenshots and media, each built with `#[tool]` and registered through one generated
+//! screenshots, media and images, each built with `#[tool]` and registered through one generated
 //! `register_all`.
 //!
 //! [`Builtins`] is the manifest: one `#[toolset]` impl whose methods are the tools — the
@@ -21,6 +21,7 @@
 //! | `agent` | `spawn` | `reqwest` |
 //! | `screen` | `screenshot` (and `web`, whose SSRF guard page captures use) | `x11rb`, `png` |
 //! | `media` | `send_media` | `reqwest` (multipart) |
+//! | `image` | `view_image` | `image` (PNG, JPEG, GIF and WebP only) |
 //!
 //! [`Workspace`] and the configuration types are always there: a configuration file that
 //! names a family this build leaves out still reads.
@@ -55,6 +56,8 @@ mod config;
 mod file_kind;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "image")]
+pub mod image;
 mod manifest;
 #[cfg(feature = "media")]
 pub mod media;

@@ -12,6 +12,8 @@ use crate::ExecConfig;
 use crate::agent::{self, SubagentManager};
 #[cfg(feature = "fs")]
 use crate::fs;
+#[cfg(feature = "image")]
+use crate::image;
 #[cfg(feature = "media")]
 use crate::media::{self, MediaConfig, MediaSender};
 #[cfg(feature = "memory")]
@@ -459,6 +461,19 @@ impl Builtins {
     #[cfg(feature = "screen")]
     async fn screenshot(&self, args: screen::ScreenshotArgs) -> Result<ToolOutput, ToolError> {
         screen::screenshot(&self.workspace, &self.screenshot, args).await
+    }
+
+    /// Look at an image file in the workspace (PNG, JPEG, GIF or WebP): a screenshot, a
+    /// diagram, a mockup.
+    ///
+    /// Large images are returned scaled down to what the model can take, keeping their
+    /// aspect ratio; the text says the file's size in pixels and how it was scaled, to
+    /// map coordinates back. Of an animation, the first frame. Other files (text, SVG,
+    /// PDF) are refused with what they are: read those with read_file.
+    #[tool(read_only, idempotent, kinds(path = path), title = "View image")]
+    #[cfg(feature = "image")]
+    fn view_image(&self, ctx: &ToolContext, args: image::ViewImageArgs) -> Result<ToolOutput, ToolError> {
+        image::view_image(&self.workspace, ctx.dialect(), args)
     }
 
     /// Save a memory that persists across sessions: a fact, a decision, a preference,

@@ -49,6 +49,22 @@ pub(crate) fn plural(count: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// Lines in the rest of `reader` (a last line without `\n` counts).
+pub(crate) fn count_lines(mut reader: impl std::io::BufRead) -> std::io::Result<usize> {
+    let mut lines = 0;
+    let mut ends_open = false;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(lines + usize::from(ends_open));
+        }
+        lines += memchr::memchr_iter(b'\n', chunk).count();
+        ends_open = chunk.last() != Some(&b'\n');
+        let consumed = chunk.len();
+        reader.consume(consumed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

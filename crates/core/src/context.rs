@@ -208,6 +208,27 @@ impl ToolContext {
             .is_some_and(|extensions| extensions.get::<PathsPinned>().is_some())
     }
 
+    /// The provider format the call's result goes to, when the caller said
+    /// ([`ToolCall::with_definition_options`](crate::registry::ToolCall::with_definition_options),
+    /// or [`DefinitionOptions`](crate::dialect::DefinitionOptions) among the registry's
+    /// extensions). A tool that shapes its output for the provider — an image scaled to
+    /// what the provider accepts — reads it here; `None` means nobody said, and the output
+    /// should suit every provider.
+    ///
+    /// ```
+    /// use agent_tools_core::{Dialect, ToolContext, context::Extensions, dialect::DefinitionOptions};
+    ///
+    /// let mut extensions = Extensions::new();
+    /// extensions.insert(DefinitionOptions::new(Dialect::Anthropic));
+    /// let ctx = ToolContext::new("call_1").with_extensions(extensions);
+    /// assert_eq!(ctx.dialect(), Some(Dialect::Anthropic));
+    /// assert_eq!(ToolContext::new("call_2").dialect(), None);
+    /// ```
+    pub fn dialect(&self) -> Option<crate::dialect::Dialect> {
+        self.extension::<crate::dialect::DefinitionOptions>()
+            .map(|options| options.dialect)
+    }
+
     /// Application state of type `T`, from the call or else the registry.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.call_extensions
@@ -599,6 +620,22 @@ mod tests {
         assert_eq!(ctx.extension::<u32>(), Some(&2));
         assert_eq!(ctx.extension::<&str>(), Some(&"registry"));
         assert_eq!(ctx.extension::<u64>(), None);
+    }
+
+    #[test]
+    fn the_dialect_comes_from_the_definition_options() {
+        use crate::dialect::{DefinitionOptions, Dialect};
+        let mut registry = Extensions::new();
+        registry.insert(DefinitionOptions::new(Dialect::Gemini));
+        let mut call = Extensions::new();
+        call.insert(DefinitionOptions::new(Dialect::OpenAiResponses));
+        let both = ToolContext::new("c1")
+            .with_extensions(registry.clone())
+            .with_call_extensions(Some(call));
+        assert_eq!(both.dialect(), Some(Dialect::OpenAiResponses));
+        let registry_only = ToolContext::new("c2").with_extensions(registry);
+        assert_eq!(registry_only.dialect(), Some(Dialect::Gemini));
+        assert_eq!(ToolContext::new("c3").dialect(), None);
     }
 
     #[test]

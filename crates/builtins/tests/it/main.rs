@@ -4,11 +4,15 @@
 //! runs one module. What several packages' tests share is `agent-tools-test-support`.
 
 // Modules that need a feature of the package are compiled with it only.
+mod allocations;
 #[cfg(feature = "fs")]
 mod apply_patch;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
 mod registration;
+#[cfg(feature = "fs")]
 mod result_budget;
+#[cfg(feature = "image")]
+mod view_image;
 mod web_bomb;

@@ -21,6 +21,7 @@ const ALWAYS: [&str; 9] = [
     "exec",
     "web_fetch",
     "screenshot",
+    "view_image",
 ];
 
 fn names(builtins: Builtins) -> Vec<String> {

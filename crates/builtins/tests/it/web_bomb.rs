@@ -1,14 +1,13 @@
 //! A compression bomb against `web_fetch`: 1 GiB of `a`, gzipped to about 1 MB, served
 //! by a local server. The body must stop at the cap, and memory must stay near the cap:
-//! this test binary counts every allocation (it holds this one test, so nothing else
-//! allocates meanwhile) and checks the peak. The page is fetched through the registry, as
+//! this test binary counts every allocation (`allocations.rs`; no heavy test runs during
+//! the measurement) and checks the peak. The page is fetched through the registry, as
 //! a user's call is.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::allocations;
 use agent_tools_builtins::web::FetchConfig;
 use agent_tools_builtins::{Builtins, Workspace};
 use agent_tools_core::{ToolCall, ToolRegistry};
@@ -19,45 +18,6 @@ use axum::routing::get;
 use flate2::{Compress, Compression, FlushCompress};
 use futures_util::{StreamExt, stream};
 use serde_json::json;
-
-/// The system allocator, counting the bytes in use and their peak.
-struct Counting;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(size: usize) {
-    let now = IN_USE.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// Needs unsafe: counting allocations means being the global allocator, whose trait is
-// unsafe to implement.
-// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        grew(new_size);
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const MIB: usize = 1024 * 1024;
 
@@ -108,10 +68,10 @@ async fn web_fetch_stops_a_compression_bomb_at_the_cap_with_bounded_memory() {
     Arc::new(builtins).register_all(&registry).unwrap();
     let arguments = json!({"url": url, "max_chars": 1000});
 
-    let before = IN_USE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let measurement = allocations::measure().await;
     let result = registry.call(ToolCall::new("bomb", "web_fetch", arguments)).await;
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let peak = measurement.peak();
+    drop(measurement);
     let text = result.text();
 
     assert!(!result.is_error(), "{text}");

@@ -200,6 +200,7 @@ async fn every_family_works(client: &Client, world: &World) {
         "spawn",
         "memory_write",
         "send_media",
+        "view_image",
     ] {
         assert!(
             names.iter().any(|name| name == expected),
@@ -222,6 +223,14 @@ async fn every_family_works(client: &Client, world: &World) {
         .find_map(|part| part.as_image())
         .expect("an image part");
     assert_eq!(image.mime_type, "image/png");
+    // Small enough for any provider: view_image sends the same file.
+    let viewed = call(client, "view_image", json!({"path": "dot.png"})).await;
+    let viewed = viewed
+        .content
+        .iter()
+        .find_map(|part| part.as_image())
+        .expect("an image part");
+    assert_eq!((&viewed.mime_type, &viewed.data), (&image.mime_type, &image.data));
 
     // Shell, web, memory, sub-agents, media.
     assert_ok(

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use self::lines::BoundedLines;
 use crate::file_kind::{FileKind, sniff};
-use crate::text_format::{cut_line, human_size};
+use crate::text_format::{count_lines, cut_line, human_size};
 
 mod lines;
 
@@ -238,22 +238,6 @@ impl Page {
             ));
         }
         Ok(out)
-    }
-}
-
-/// Lines in the rest of `reader` (a last line without `\n` counts).
-fn count_lines(mut reader: impl BufRead) -> std::io::Result<usize> {
-    let mut lines = 0;
-    let mut ends_open = false;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(lines + usize::from(ends_open));
-        }
-        lines += memchr::memchr_iter(b'\n', chunk).count();
-        ends_open = chunk.last() != Some(&b'\n');
-        let consumed = chunk.len();
-        reader.consume(consumed);
     }
 }
 

@@ -20,5 +20,6 @@ mod oauth_tool_search;
 mod request_2026;
 mod revision_2026;
 mod serve;
+mod session_end;
 mod tasks;
 mod typescript_client;

@@ -4,6 +4,7 @@
 //! runs one module. What several packages' tests share is `agent-tools-test-support`.
 
 // Modules that need a feature of the package are compiled with it only.
+mod exec_background;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;

@@ -11,13 +11,17 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 8] = [
+const ALWAYS: [&str; 12] = [
     "read_file",
     "write_file",
     "edit_file",
     "list_dir",
     "file_search",
     "exec",
+    "process_output",
+    "process_write",
+    "process_kill",
+    "process_list",
     "web_fetch",
     "screenshot",
 ];

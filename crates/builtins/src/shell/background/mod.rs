@@ -135,20 +135,21 @@ impl Processes {
         self.list().retain(|process| process.id != id);
     }
 
-    /// The list, tidied: finished processes of sessions that ended are forgotten, and so
-    /// are those beyond [`FINISHED_KEPT`] in a session, oldest first.
+    /// The list, tidied: the processes of sessions that ended are forgotten (their
+    /// supervisors are stopping those still running; a later session of the same id
+    /// starts afresh), and so are finished ones beyond [`FINISHED_KEPT`] in a session,
+    /// oldest first.
     fn list(&self) -> MutexGuard<'_, Vec<Arc<BackgroundProcess>>> {
         let mut list = self.list.lock().unwrap_or_else(PoisonError::into_inner);
-        let finished: Vec<bool> = list.iter().map(|process| !process.is_running()).collect();
-        let mut kept_per_session = std::collections::HashMap::<Option<&str>, usize>::new();
+        let mut finished_per_session = std::collections::HashMap::<Option<&str>, usize>::new();
         let mut forget = vec![false; list.len()];
         for (index, process) in list.iter().enumerate().rev() {
-            if !finished[index] {
-                continue;
-            }
-            let kept = kept_per_session.entry(process.session.as_deref()).or_default();
-            *kept += 1;
-            forget[index] = process.session_ended.is_cancelled() || *kept > FINISHED_KEPT;
+            let finished = !process.is_running();
+            let kept = finished_per_session
+                .entry(process.session.as_deref())
+                .or_default();
+            *kept += usize::from(finished);
+            forget[index] = process.session_ended.is_cancelled() || (finished && *kept > FINISHED_KEPT);
         }
         let mut forget = forget.into_iter();
         list.retain(|_| !forget.next().unwrap_or(false));

@@ -70,8 +70,11 @@ impl Output {
             return format!("(no new output; {total} bytes in all)\n");
         }
         let mut out = format!("--- output, bytes {}..{} of {total} ---\n", span.start, span.end);
-        push_text(&mut out, &span.before);
-        if span.dropped > 0 {
+        if span.dropped == 0 {
+            // Head and tail meet here: one text, not two lines.
+            push_text(&mut out, &[&span.before[..], &span.after[..]].concat());
+        } else {
+            push_text(&mut out, &span.before);
             let from = span.start + span.before.len() as u64;
             out.push_str(&format!(
                 "[... {} bytes dropped here (offsets {from}..{}): the buffer keeps the first and the latest {} ...]\n",
@@ -79,8 +82,8 @@ impl Output {
                 from + span.dropped,
                 crate::text_format::human_size(self.half as u64),
             ));
+            push_text(&mut out, &span.after);
         }
-        push_text(&mut out, &span.after);
         if span.end < total {
             out.push_str(&format!(
                 "[{} more bytes from offset {}: call process_output again]\n",
@@ -170,6 +173,17 @@ mod tests {
         assert_eq!(cut_character("a€".as_bytes()), 0);
         assert_eq!(cut_character(&"a€".as_bytes()[..3]), 2);
         assert_eq!(cut_character(&[0xF0, 0x9F, 0x98]), 3);
+    }
+
+    #[test]
+    fn a_line_across_the_end_of_the_head_reads_as_one() {
+        let mut output = Output::new(8);
+        output.push(b"ab");
+        assert_eq!(output.read(None, 100, false).end, 2);
+        output.push(b"cd12\n");
+        let span = output.read(None, 100, false);
+        assert_eq!((&span.before[..], &span.after[..]), (&b"cd"[..], &b"12\n"[..]));
+        assert_eq!(output.render(&span), "--- output, bytes 2..7 of 7 ---\ncd12\n");
     }
 
     #[test]

@@ -376,8 +376,9 @@ impl Builtins {
     }
 
     /// Write text to the stdin of a background process (started by exec with
-    /// `background: true`), e.g. an answer to a prompt or a line for a REPL; set
-    /// `close_stdin` to end its input. Read the reply with process_output.
+    /// `background: true`), such as an answer to its prompt or a line for a REPL.
+    ///
+    /// Set `close_stdin` to end its input. Read the reply with process_output.
     #[tool(destructive, title = "Write to process")]
     #[cfg(feature = "shell")]
     async fn process_write(

@@ -9,6 +9,11 @@
 //! the module of each for why: `sandbox` has the table of what each layer stops and what
 //! it needs, `child` why the code between `fork` and `exec` allocates nothing.
 //!
+//! A command is prepared once (`launch`) and spawned once (`process::start`), whichever
+//! way it runs: to its end within the call, or, with `background: true`, beyond it (the
+//! `background` module: per-session processes that `process_output`, `process_write`,
+//! `process_kill` and `process_list` follow, ended with their session).
+//!
 //! # On systems other than Linux
 //!
 //! The sandbox is made of Linux kernel features, so elsewhere (macOS, the BSDs) `exec`

@@ -64,6 +64,7 @@ pub mod memory;
 mod memory_source;
 #[cfg(any(feature = "shell", feature = "screen"))]
 mod process_group;
+pub mod result_files;
 #[cfg(feature = "screen")]
 pub mod screen;
 mod setup_error;

@@ -29,12 +29,14 @@ const KNOWN: &[&str] = &[
     "cancel_grace",
     "retries",
     "max_concurrency",
+    "max_result_tokens",
     "preview",
     "enabled",
     "kinds",
     "headers",
     "task",
     "explicit_task_start",
+    "freeform",
     "crate",
 ];
 
@@ -52,6 +54,7 @@ const KINDS: &[(&str, &str)] = &[
     ("path", "WorkspacePath"),
     ("url", "Url"),
     ("env", "Environment"),
+    ("patch", "Patch"),
 ];
 
 /// The parsed arguments of one `#[tool(...)]`.
@@ -71,6 +74,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) cancel_grace: Option<Duration>,
     pub(crate) retries: Option<u32>,
     pub(crate) max_concurrency: Option<u32>,
+    /// `max_result_tokens = 20000`: the tool's result budget.
+    pub(crate) max_result_tokens: Option<u32>,
     /// The function that previews a call for an approver (`preview = path`).
     pub(crate) preview: Option<syn::Path>,
     pub(crate) enabled: Option<(Expr, Span)>,
@@ -82,6 +87,8 @@ pub(crate) struct ToolAttrs {
     /// `task = "optional"`: the `TaskSupport` variant.
     pub(crate) task: Option<&'static str>,
     pub(crate) explicit_task_start: Option<bool>,
+    /// `freeform = EXPR`: an expression giving the tool's `Freeform`.
+    pub(crate) freeform: Option<Expr>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -142,6 +149,7 @@ impl ToolAttrs {
             "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
             "retries" => self.retries = Some(count_value(&meta, key, 0)?),
             "max_concurrency" => self.max_concurrency = Some(count_value(&meta, key, 1)?),
+            "max_result_tokens" => self.max_result_tokens = Some(count_value(&meta, key, 1)?),
             "enabled" => {
                 let span = meta.span();
                 let Meta::NameValue(pair) = meta else {
@@ -157,6 +165,16 @@ impl ToolAttrs {
             "headers" => self.headers = headers_value(&meta)?,
             "task" => self.task = Some(task_value(&meta)?),
             "explicit_task_start" => self.explicit_task_start = Some(flag_value(&meta)?),
+            "freeform" => {
+                let span = meta.span();
+                let Meta::NameValue(pair) = meta else {
+                    return Err(syn::Error::new(
+                        span,
+                        "`freeform` needs the form: `freeform = Freeform::lark(GRAMMAR, \"input\")`",
+                    ));
+                };
+                self.freeform = Some(pair.value);
+            }
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }
@@ -245,7 +263,8 @@ fn duration_value(meta: &Meta, key: &str) -> syn::Result<Duration> {
     Ok(duration)
 }
 
-/// A count attribute (`retries = 2`, `max_concurrency = 1`) of at least `min`.
+/// A count attribute (`retries = 2`, `max_concurrency = 1`, `max_result_tokens = 20000`)
+/// of at least `min`.
 fn count_value(meta: &Meta, key: &str, min: u32) -> syn::Result<u32> {
     let invalid = || {
         syn::Error::new(

@@ -125,12 +125,20 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(#count)));
         }
     }
+    if let Some(tokens) = attrs.max_result_tokens {
+        // A `usize` in the generated code, whatever the target's width.
+        let tokens = proc_macro2::Literal::usize_unsuffixed(usize::try_from(tokens).unwrap_or(usize::MAX));
+        calls.push(quote!(.max_result_tokens(#tokens)));
+    }
     for (argument, variant) in &attrs.kinds {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
         calls.push(quote!(.argument_kind(#argument, #krate::tool::ArgumentKind::#variant)));
     }
     for (argument, header) in &attrs.headers {
         calls.push(quote!(.header_argument(#argument, #header)));
+    }
+    if let Some(freeform) = &attrs.freeform {
+        calls.push(quote!(.freeform(#freeform)));
     }
     if let Some(variant) = attrs.task {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());

@@ -15,7 +15,7 @@
 //! | feature | tools | pulls in |
 //! |---|---|---|
 //! | `fs` | `read_file`, `write_file`, `edit_file`, `list_dir`, `file_search` | ripgrep's crates, `similar` |
-//! | `shell` | `exec` (sandboxed on Linux; elsewhere only with `sandbox = "none"`: see the `shell` module) | `landlock`, `seccompiler` (Linux only) |
+//! | `shell` | `exec` (sandboxed on Linux; elsewhere only with `sandbox = "none"`: see the `shell` module), and for background processes `process_output`, `process_write`, `process_kill`, `process_list` | `landlock`, `seccompiler` (Linux only) |
 //! | `web` | `web_fetch`, `web_search` | `reqwest` (rustls), `html5ever`, Readability |
 //! | `memory` | `memory_write`, `memory_search`, `memory_read` | SQLite (bundled) |
 //! | `agent` | `spawn` | `reqwest` |

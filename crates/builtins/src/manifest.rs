@@ -394,6 +394,12 @@ impl Builtins {
     /// run in a sandbox that lets them write only inside the workspace and `$TMPDIR`;
     /// the environment holds no secrets. Prefer the file tools for reading and editing
     /// files.
+    ///
+    /// With `background: true` (dev servers, watchers, long builds) it returns at once
+    /// with an id such as `p1` and the first second of output, and the command keeps
+    /// running, with no time limit unless `timeout_secs` is given: follow it with
+    /// process_output, send it input with process_write, stop it with process_kill. A
+    /// server it opens on 127.0.0.1 is reachable from later commands.
     #[tool(
         destructive,
         open_world,
@@ -405,6 +411,58 @@ impl Builtins {
     #[cfg(feature = "shell")]
     async fn exec(&self, ctx: &ToolContext, args: shell::ExecArgs) -> Result<String, ToolError> {
         shell::exec(&self.workspace, &self.exec, args, ctx).await
+    }
+
+    /// Read the output of a background process (started by exec with `background:
+    /// true`): what it wrote since the last read, stdout and stderr together, and
+    /// whether it is running or how it ended.
+    ///
+    /// Set `wait_secs` to wait for new output or the end of the process instead of
+    /// polling. Long output comes in parts (call again for the next); the buffer keeps
+    /// the first and the latest output and says how many bytes were dropped between.
+    /// `since` reads from a byte offset instead.
+    #[tool(read_only, timeout = "11m", title = "Read process output")]
+    #[cfg(feature = "shell")]
+    async fn process_output(
+        &self,
+        ctx: &ToolContext,
+        args: shell::ProcessOutputArgs,
+    ) -> Result<String, ToolError> {
+        shell::process_output(&self.exec, args, ctx).await
+    }
+
+    /// Write text to the stdin of a background process (started by exec with
+    /// `background: true`), such as an answer to its prompt or a line for a REPL.
+    ///
+    /// Set `close_stdin` to end its input. Read the reply with process_output.
+    #[tool(destructive, title = "Write to process")]
+    #[cfg(feature = "shell")]
+    async fn process_write(
+        &self,
+        ctx: &ToolContext,
+        args: shell::ProcessWriteArgs,
+    ) -> Result<String, ToolError> {
+        shell::process_write(&self.exec, args, ctx).await
+    }
+
+    /// Stop a background process and everything it started (SIGTERM, then SIGKILL), and
+    /// report how it ended.
+    #[tool(destructive, idempotent, title = "Stop process")]
+    #[cfg(feature = "shell")]
+    async fn process_kill(
+        &self,
+        ctx: &ToolContext,
+        args: shell::ProcessKillArgs,
+    ) -> Result<String, ToolError> {
+        shell::process_kill(&self.exec, args, ctx).await
+    }
+
+    /// List this session's background processes: id, running or how it ended, and how
+    /// much output is unread, with the command.
+    #[tool(read_only, idempotent, title = "List processes")]
+    #[cfg(feature = "shell")]
+    fn process_list(&self, ctx: &ToolContext) -> Result<String, ToolError> {
+        shell::process_list(&self.exec, ctx)
     }
 
     /// Fetch a web page or file over HTTP(S) and return its content: HTML as Markdown

@@ -33,6 +33,8 @@ use crate::{
 #[derive(Clone, Default)]
 pub struct ToolContext {
     session_id: Option<Arc<str>>,
+    /// Cancelled when the call's session ends; `None` outside a registry.
+    session_end: Option<Arc<CancellationToken>>,
     call_id: Arc<str>,
     cancellation: Arc<CallCancellation>,
     deadline: Option<Instant>,
@@ -61,6 +63,7 @@ impl ToolContext {
     pub(crate) fn for_call(call: CallParts) -> Self {
         Self {
             session_id: call.session_id,
+            session_end: Some(call.session_end),
             call_id: call.call_id,
             cancellation: call.cancellation,
             deadline: call.deadline,
@@ -78,6 +81,13 @@ impl ToolContext {
     /// Sets the session id.
     pub fn with_session_id(mut self, session_id: impl Into<Arc<str>>) -> Self {
         self.session_id = Some(session_id.into());
+        self
+    }
+
+    /// Uses `token` as the end of the call's session ([`session_ended`](Self::session_ended)),
+    /// for calling tools directly.
+    pub fn with_session_end(mut self, token: CancellationToken) -> Self {
+        self.session_end = Some(Arc::new(token));
         self
     }
 
@@ -164,6 +174,22 @@ impl ToolContext {
     /// The session this call belongs to, if the application named one.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// A token cancelled when this call's session ends: when the application calls
+    /// [`ToolRegistry::end_session`](crate::ToolRegistry::end_session) for it (the MCP
+    /// server does when a client's session ends), or when the registry is dropped. Calls
+    /// without a session share one token that only the registry's end cancels. A tool
+    /// that keeps something for the session after the call returns (a background process,
+    /// an open connection) watches it to let that go.
+    ///
+    /// The token is the session's child: cancelling it ends nothing but itself. Outside
+    /// a registry (a context from [`new`](Self::new)) it is never cancelled, unless
+    /// [`with_session_end`](Self::with_session_end) gave one.
+    pub fn session_ended(&self) -> CancellationToken {
+        self.session_end
+            .as_ref()
+            .map_or_else(CancellationToken::new, |token| token.child_token())
     }
 
     /// The provider's id for this call (e.g. `call_abc123`).
@@ -462,6 +488,7 @@ pub(crate) struct PathsPinned;
 
 pub(crate) struct CallParts {
     pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) session_end: Arc<CancellationToken>,
     pub(crate) call_id: Arc<str>,
     pub(crate) tool_name: Arc<str>,
     pub(crate) cancellation: Arc<CallCancellation>,

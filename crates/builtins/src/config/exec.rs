@@ -52,6 +52,13 @@ pub struct ExecConfig {
     /// How long a command gets between SIGTERM and SIGKILL. Default 1 s.
     #[serde(with = "humantime_serde")]
     pub kill_grace: Duration,
+    /// How many background processes (`exec` with `background: true`) one session may
+    /// have running at once; a start beyond it is refused. Default 8.
+    pub max_background: usize,
+    /// Bytes of output kept per background process: the first half and the latest half,
+    /// what falls between is dropped (and `process_output` says how much and where).
+    /// Default 1 MiB.
+    pub background_buffer: usize,
 }
 
 impl Default for ExecConfig {
@@ -69,6 +76,8 @@ impl Default for ExecConfig {
             unix_sockets: false,
             keep_background: false,
             kill_grace: Duration::from_secs(1),
+            max_background: 8,
+            background_buffer: 1024 * 1024,
         }
     }
 }

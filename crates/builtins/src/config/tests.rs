@@ -43,6 +43,8 @@ fn every_section_parses_and_an_empty_file_is_valid() {
         network = false
         unix_sockets = true
         keep_background = true
+        max_background = 2
+        background_buffer = 4096
         [web]
         allow_private_network = true
         search_api_key_env = "MY_BRAVE_KEY"
@@ -62,6 +64,7 @@ fn every_section_parses_and_an_empty_file_is_valid() {
     assert_eq!((exec.output_limit, exec.network), (4096, false));
     assert_eq!(exec.sandbox, crate::ExecSandbox::None);
     assert!(exec.unix_sockets && exec.keep_background);
+    assert_eq!((exec.max_background, exec.background_buffer), (2, 4096));
     assert!(config.web.fetch_config().unwrap().allow_private_network);
     let subagents = config.subagents.as_ref().unwrap();
     assert_eq!((subagents.max_iterations, subagents.timeout.as_secs()), (20, 300));
@@ -123,6 +126,10 @@ fn tools_with_dependencies_register_only_with_them() {
         "list_dir",
         "file_search",
         "exec",
+        "process_output",
+        "process_write",
+        "process_kill",
+        "process_list",
         "web_fetch",
         "screenshot",
         "memory_write",

@@ -51,6 +51,65 @@ impl HeadTail {
         self.total
     }
 
+    /// What is kept of the bytes from offset `from` on (offsets count every byte seen),
+    /// at most `max` of them: the kept bytes in order, with the dropped ones between head
+    /// and tail counted where the range crosses them. An offset past the end reads
+    /// nothing.
+    pub(crate) fn read(&self, from: u64, max: usize) -> Span {
+        let from = from.min(self.total);
+        let head_end = self.head.len() as u64;
+        let tail_start = self.total - self.tail.len() as u64;
+        let mut span = Span {
+            start: from,
+            before: Vec::new(),
+            dropped: 0,
+            after: Vec::new(),
+            end: from,
+        };
+        let mut room = max;
+        if from < head_end {
+            let taken = &self.head[as_index(from)..][..room.min(as_index(head_end - from))];
+            span.before.extend_from_slice(taken);
+            span.end += taken.len() as u64;
+            room -= taken.len();
+            if span.end < head_end || room == 0 {
+                return span;
+            }
+        }
+        if span.end < tail_start {
+            span.dropped = tail_start - span.end;
+            span.end = tail_start;
+        }
+        let skip = as_index(span.end - tail_start);
+        let taken = self.tail.range(skip..).take(room);
+        span.after.extend(taken);
+        span.end += span.after.len() as u64;
+        span
+    }
+}
+
+/// A range of a [`HeadTail`]'s output: the bytes kept, and how many were dropped between
+/// them.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// The offset of the first byte of the range.
+    pub(crate) start: u64,
+    /// Kept bytes before the dropped ones (or all of them, when none were dropped).
+    pub(crate) before: Vec<u8>,
+    /// Bytes dropped from the middle of the output within the range.
+    pub(crate) dropped: u64,
+    /// Kept bytes after the dropped ones.
+    pub(crate) after: Vec<u8>,
+    /// The offset just past the range: where reading goes on.
+    pub(crate) end: u64,
+}
+
+/// An offset within a buffer held in memory, as an index.
+fn as_index(offset: u64) -> usize {
+    usize::try_from(offset).unwrap_or(usize::MAX)
+}
+
+impl HeadTail {
     /// The output as text, shortened to about `budget` bytes by leaving out the middle
     /// with a marker. Invalid UTF-8 is replaced.
     pub(crate) fn render(&self, budget: usize) -> String {
@@ -117,6 +176,40 @@ mod tests {
         let mut output = HeadTail::new(100);
         output.push(b"0123456789\xff");
         assert_eq!(output.render(6), "012\n[... 5 bytes omitted ...]\n89\u{FFFD}");
+    }
+
+    #[test]
+    fn ranges_are_read_by_offset_with_the_dropped_bytes_counted() {
+        let mut output = HeadTail::new(10);
+        output.push(b"0123456789");
+        output.push(b"abcdefghij");
+        // Kept: "01234" (offsets 0..5) and "fghij" (15..20); 5..15 dropped.
+        let whole = output.read(0, 100);
+        assert_eq!(
+            (&whole.before[..], whole.dropped, &whole.after[..]),
+            (&b"01234"[..], 10, &b"fghij"[..])
+        );
+        assert_eq!((whole.start, whole.end), (0, 20));
+        let limited = output.read(2, 3);
+        assert_eq!(
+            (&limited.before[..], limited.dropped, limited.end),
+            (&b"234"[..], 0, 5)
+        );
+        let across = output.read(3, 4);
+        assert_eq!(
+            (&across.before[..], across.dropped, &across.after[..], across.end),
+            (&b"34"[..], 10, &b"fg"[..], 17)
+        );
+        let inside_the_gap = output.read(12, 100);
+        assert_eq!(
+            (inside_the_gap.dropped, &inside_the_gap.after[..]),
+            (3, &b"fghij"[..])
+        );
+        let in_the_tail = output.read(18, 100);
+        assert_eq!((&in_the_tail.after[..], in_the_tail.dropped), (&b"ij"[..], 0));
+        let past_the_end = output.read(99, 100);
+        assert_eq!((past_the_end.start, past_the_end.end), (20, 20));
+        assert!(past_the_end.before.is_empty() && past_the_end.after.is_empty());
     }
 
     #[test]

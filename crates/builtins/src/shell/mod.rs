@@ -9,6 +9,11 @@
 //! the module of each for why: `sandbox` has the table of what each layer stops and what
 //! it needs, `child` why the code between `fork` and `exec` allocates nothing.
 //!
+//! A command is prepared once (`launch`) and spawned once (`process::start`), whichever
+//! way it runs: to its end within the call, or, with `background: true`, beyond it (the
+//! `background` module: per-session processes that `process_output`, `process_write`,
+//! `process_kill` and `process_list` follow, ended with their session).
+//!
 //! # On systems other than Linux
 //!
 //! The sandbox is made of Linux kernel features, so elsewhere (macOS, the BSDs) `exec`
@@ -21,6 +26,7 @@
 //! Linux-only crates (`landlock`, `seccompiler`) are not built there. (Windows has no
 //! `exec`: the `shell` feature needs a Unix.)
 
+mod background;
 mod capture;
 // What the child does between `fork` and `exec` is all Linux system calls (namespaces,
 // Landlock, seccomp, capabilities, the parent-death signal).
@@ -28,19 +34,21 @@ mod capture;
 mod child;
 mod command_guard;
 mod env;
+mod launch;
 mod process;
 mod sandbox;
 
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::{SetupError, Workspace};
 use agent_tools_core::{ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::process::Command;
 
 pub use crate::config::exec::DEFAULT_DENY;
+pub use background::{ProcessKillArgs, ProcessOutputArgs, ProcessWriteArgs};
+pub(crate) use background::{process_kill, process_list, process_output, process_write};
 pub use env::DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED;
 
 use crate::config::exec::ExecConfig;
@@ -62,33 +70,46 @@ pub struct EnvVar {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ExecArgs {
-    /// The command line, run by `sh -c` in the workspace. Stdin is empty.
+    /// The command line, run by `sh -c` in the workspace. Stdin is empty (in the
+    /// background, a pipe that `process_write` writes to).
     pub command: String,
     /// Directory to run in, relative to the workspace root. Default: the root.
     pub working_dir: Option<String>,
-    /// Seconds before the command and everything it started are stopped. Default 60.
+    /// Seconds before the command and everything it started are stopped. Default 60; in
+    /// the background, no limit unless given.
     #[schemars(range(min = 1, max = 600))]
     pub timeout_secs: Option<u32>,
     /// Extra environment variables for the command.
     pub env: Option<Vec<EnvVar>>,
+    /// Start the command and return at once with its id (`p1`) and its first output,
+    /// leaving it running: for servers, watchers and long builds. Default false.
+    pub background: Option<bool>,
 }
 
-/// The exec tool's configuration, checked once.
+/// The exec tool's configuration, checked once, and the background processes it started.
 #[derive(Debug, Clone)]
 pub(crate) struct Exec {
     config: ExecConfig,
     guard: CommandGuard,
+    /// Shared by the clones of one [`Builtins`](crate::Builtins); dropping the last kills
+    /// every background process.
+    processes: Arc<background::Processes>,
 }
 
 impl Exec {
     /// Checks the configuration (guard patterns must compile).
     pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
-        Ok(Self { config, guard })
+        Ok(Self {
+            config,
+            guard,
+            processes: Arc::default(),
+        })
     }
 }
 
-/// Runs a command and reports how it ended and what it printed.
+/// Runs a command and reports how it ended and what it printed; with `background`, starts
+/// it and returns (the `background` module).
 ///
 /// A command that exits, with any exit code, is a normal result: a failing `grep` or test
 /// run is information for the model, not a failure of the tool. A command stopped by its
@@ -100,16 +121,11 @@ pub(crate) async fn exec(
     args: ExecArgs,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
+    if args.background == Some(true) {
+        return background::start(ws, exec, args, ctx).await;
+    }
     let config = &exec.config;
-    exec.guard.check(&args.command).map_err(ToolError::new)?;
-    let working_dir = working_dir(ws, args.working_dir.as_deref())?;
-    let temp = tempfile::Builder::new()
-        .prefix("agent-tools-exec-")
-        .tempdir()
-        .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
-    let writable = [ws.root(), temp.path()];
-    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
-    let command = command(config, &args, &working_dir, temp.path())?;
+    let launch = launch::prepare(ws, exec, &args)?;
     let limit = TimeLimit::of(config, args.timeout_secs, ctx);
     let limits = RunLimits {
         timeout: limit.duration,
@@ -117,10 +133,12 @@ pub(crate) async fn exec(
         output_limit: config.output_limit,
         cancel: ctx.cancellation().clone(),
     };
-    let finished = process::run(command, prepared.plan, limits)
+    let finished = process::run(launch.command, launch.plan, limits)
         .await
-        .map_err(|error| ToolError::new(format!("cannot run `{}`: {error}", config.shell.display())))?;
-    let text = render(&finished, &limit, config.output_limit, prepared.note.as_deref());
+        .map_err(|error| launch::spawn_error(config, &error))?;
+    // The command's TMPDIR lives until here.
+    drop(launch.temp);
+    let text = render(&finished, &limit, config.output_limit, launch.note.as_deref());
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),
@@ -170,35 +188,6 @@ impl TimeLimit {
     }
 }
 
-/// The absolute directory to run in, checked to be a directory inside the workspace.
-fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError> {
-    let relative = ws.relative_path(given.unwrap_or("."))?;
-    let shown = Workspace::display(&relative);
-    let canonical = ws
-        .dir()
-        .canonicalize(&relative)
-        .map_err(|error| ws.io_error(&relative, error))?;
-    if !ws.dir().is_dir(&canonical) {
-        return Err(ToolError::new(format!("`{shown}` is not a directory")));
-    }
-    let below_root = canonical
-        .components()
-        .filter(|part| !matches!(part, std::path::Component::CurDir));
-    Ok(below_root.fold(ws.root().to_path_buf(), |dir, part| dir.join(part)))
-}
-
-fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Result<Command, ToolError> {
-    let mut command = Command::new(&config.shell);
-    command.arg("-c").arg(&args.command).current_dir(dir).env_clear();
-    command.envs(env::inherited(std::env::vars(), &config.env_allow));
-    command.env("TMPDIR", temp).env("PWD", dir);
-    for var in args.env.iter().flatten() {
-        env::check_name(&var.name).map_err(ToolError::new)?;
-        command.env(&var.name, &var.value);
-    }
-    Ok(command)
-}
-
 /// `exit code: 0` (or how it ended), then stdout and stderr within the output limit.
 fn render(
     finished: &process::Finished,
@@ -240,7 +229,7 @@ fn render(
     out
 }
 
-fn ended(status: std::process::ExitStatus) -> String {
+pub(crate) fn ended(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code: {code}"),

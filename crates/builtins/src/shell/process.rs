@@ -8,6 +8,10 @@
 //! if the agent dies. Reading the output never waits on a grandchild that keeps the pipes
 //! open: once the command has ended, the pipes get a short drain period and are then
 //! abandoned (and their holders killed).
+//!
+//! [`start`], [`pump`], [`terminate`] and [`drain`] are the steps both ways of running
+//! share: [`run`] to the end within the call (`exec`), and the `background` module's
+//! supervisor beyond it.
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,7 +19,8 @@ use std::time::Duration;
 
 use rustix::process::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
+use tokio::process::{Child, Command};
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::HeadTail;
@@ -51,8 +56,18 @@ pub(crate) struct RunLimits {
     pub(crate) cancel: CancellationToken,
 }
 
-/// Spawns `command` (already configured with program, arguments, directory and
-/// environment) and supervises it to the end.
+/// Spawns `command` (already configured with program, arguments, directory, environment
+/// and standard streams) as the leader of a new process group, confined by `plan`.
+/// Dropping the group kills it: the caller disarms it once the command has ended.
+pub(crate) fn start(mut command: Command, plan: ChildPlan) -> std::io::Result<(Child, ProcessGroup)> {
+    command.process_group(0);
+    plan.install(&mut command);
+    let child = command.spawn()?;
+    let group = ProcessGroup::of(child.id());
+    Ok((child, group))
+}
+
+/// Spawns `command` with empty stdin and supervises it to the end.
 pub(crate) async fn run(
     mut command: Command,
     plan: ChildPlan,
@@ -61,22 +76,19 @@ pub(crate) async fn run(
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    plan.install(&mut command);
-    let mut child = command.spawn()?;
-    let group = ProcessGroup::of(child.id());
+        .stderr(Stdio::piped());
+    let (mut child, group) = start(command, plan)?;
     let stdout = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
     let stderr = Arc::new(Mutex::new(HeadTail::new(limits.output_limit)));
     let mut readers = [
         child
             .stdout
             .take()
-            .map(|pipe| tokio::spawn(pump(pipe, stdout.clone()))),
+            .map(|pipe| tokio::spawn(pump(pipe, into(&stdout)))),
         child
             .stderr
             .take()
-            .map(|pipe| tokio::spawn(pump(pipe, stderr.clone()))),
+            .map(|pipe| tokio::spawn(pump(pipe, into(&stderr)))),
     ];
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status?),
@@ -86,18 +98,7 @@ pub(crate) async fn run(
     if !matches!(ending, Ending::Exited(_)) {
         terminate(&group, &mut child, limits.kill_grace).await;
     }
-    let drained = tokio::time::timeout(DRAIN, async {
-        for reader in readers.iter_mut().flatten() {
-            // A reader only fails if it panicked; what it captured is kept either way.
-            let _ = reader.await;
-        }
-    })
-    .await;
-    if drained.is_err() {
-        // Something the command started still holds the pipes: stop it and stop reading.
-        group.signal(Signal::KILL);
-        readers.iter().flatten().for_each(tokio::task::JoinHandle::abort);
-    }
+    drain(&mut readers, &group).await;
     group.disarm();
     Ok(Finished {
         ending,
@@ -106,17 +107,37 @@ pub(crate) async fn run(
     })
 }
 
-/// Copies a pipe into a shared capture until it closes.
-async fn pump(mut pipe: impl AsyncRead + Unpin, capture: Arc<Mutex<HeadTail>>) {
+/// Pushes what is read into a shared capture.
+fn into(capture: &Arc<Mutex<HeadTail>>) -> impl FnMut(&[u8]) + Send + 'static {
+    let capture = capture.clone();
+    move |bytes| capture.lock().unwrap_or_else(PoisonError::into_inner).push(bytes)
+}
+
+/// Reads a pipe until it closes, handing each chunk to `push`.
+pub(crate) async fn pump(mut pipe: impl AsyncRead + Unpin, mut push: impl FnMut(&[u8])) {
     let mut buffer = vec![0; 64 * 1024];
     loop {
         match pipe.read(&mut buffer).await {
             Ok(0) | Err(_) => return,
-            Ok(read) => capture
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(&buffer[..read]),
+            Ok(read) => push(&buffer[..read]),
         }
+    }
+}
+
+/// Lets the readers of a command that ended take what is left in the pipes, for at most
+/// [`DRAIN`]; if something the command started still holds them, kills the group and
+/// stops reading.
+pub(crate) async fn drain(readers: &mut [Option<JoinHandle<()>>], group: &ProcessGroup) {
+    let drained = tokio::time::timeout(DRAIN, async {
+        for reader in readers.iter_mut().flatten() {
+            // A reader only fails if it panicked; what it captured is kept either way.
+            let _ = reader.await;
+        }
+    })
+    .await;
+    if drained.is_err() {
+        group.signal(Signal::KILL);
+        readers.iter().flatten().for_each(JoinHandle::abort);
     }
 }
 
@@ -128,7 +149,7 @@ fn take(capture: &Arc<Mutex<HeadTail>>) -> HeadTail {
 }
 
 /// SIGTERM to the group, then SIGKILL if the leader has not exited within `grace`.
-async fn terminate(group: &ProcessGroup, child: &mut tokio::process::Child, grace: Duration) {
+pub(crate) async fn terminate(group: &ProcessGroup, child: &mut Child, grace: Duration) {
     group.signal(Signal::TERM);
     if tokio::time::timeout(grace, child.wait()).await.is_err() {
         group.signal(Signal::KILL);

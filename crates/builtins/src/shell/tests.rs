@@ -25,6 +25,7 @@ fn args(command: &str) -> ExecArgs {
         working_dir: None,
         timeout_secs: None,
         env: None,
+        background: None,
     }
 }
 

@@ -7,6 +7,7 @@
 mod allocations;
 #[cfg(feature = "fs")]
 mod apply_patch;
+mod exec_background;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;

@@ -11,7 +11,7 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 9] = [
+const ALWAYS: [&str; 13] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -19,6 +19,10 @@ const ALWAYS: [&str; 9] = [
     "list_dir",
     "file_search",
     "exec",
+    "process_output",
+    "process_write",
+    "process_kill",
+    "process_list",
     "web_fetch",
     "screenshot",
     "view_image",

@@ -378,6 +378,7 @@ impl ToolRegistry {
         cancellation: Arc<CallCancellation>,
     ) -> ToolContext {
         ToolContext::for_call(CallParts {
+            session_end: self.config().sessions.token(options.session_id.as_ref()),
             session_id: options.session_id,
             call_id: call_id.into(),
             tool_name: entry.name.clone(),

@@ -18,6 +18,7 @@ mod output_limit;
 mod recorder;
 mod result_budget;
 mod resume;
+mod sessions;
 mod visible;
 
 use std::collections::HashMap;
@@ -127,6 +128,8 @@ pub(crate) struct Config {
     pub(crate) retry_counts: Arc<limits::RetryCounts>,
     pub(crate) max_calls_per_session: Option<u64>,
     pub(crate) session_calls: Arc<limits::SessionCalls>,
+    /// The end of each session (`sessions.rs`); shared with derived registries.
+    pub(crate) sessions: Arc<sessions::Sessions>,
     /// Which tools are deferred besides those marked so.
     pub(crate) deferral: Deferral,
     /// Whether calls of tools that state nothing may run as tasks.
@@ -546,6 +549,7 @@ impl ToolRegistryBuilder {
                 retry_counts: Arc::default(),
                 max_calls_per_session: self.max_calls_per_session,
                 session_calls: Arc::default(),
+                sessions: Arc::default(),
                 deferral: self.deferral,
                 task_support: self.task_support,
             },

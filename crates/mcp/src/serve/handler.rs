@@ -75,7 +75,8 @@ pub struct McpHandler {
     changes: ToolChanges,
     /// Cancelled when the session's last handle is dropped (rmcp drops its handler when
     /// the session ends), which ends the session's list-change watcher; otherwise every
-    /// finished session would leave a task waiting for the next change.
+    /// finished session would leave a task waiting for the next change. It also ends the
+    /// session in the registry, so tools let go of what they kept for it.
     session: Arc<SessionEnd>,
     /// The client's `logging/setLevel`, for every call of the session.
     log_level: Arc<SessionLogLevel>,
@@ -91,12 +92,19 @@ pub struct McpHandler {
     tasks: Arc<TaskRunner>,
 }
 
-/// Cancels its token on drop.
-struct SessionEnd(CancellationToken);
+/// Cancels its token on drop, and ends the session the handler stamps on its calls
+/// ([`ToolRegistry::end_session`]): over HTTP when the client's session ends (a `DELETE`,
+/// or the session expiring), over stdio when the connection closes.
+struct SessionEnd(CancellationToken, agent_tools_core::registry::WeakToolRegistry);
 
 impl Drop for SessionEnd {
     fn drop(&mut self) {
         self.0.cancel();
+        if let Some(registry) = self.1.upgrade()
+            && let Some(session) = registry.session_id()
+        {
+            registry.end_session(session);
+        }
     }
 }
 
@@ -120,7 +128,7 @@ impl McpHandler {
         Self {
             changes: registry.changes(),
             config: Arc::new(config),
-            session: SessionEnd::new(),
+            session: SessionEnd::new(&registry),
             log_level: Arc::default(),
             loaded: Arc::default(),
             stateless: false,
@@ -184,9 +192,10 @@ impl McpHandler {
 
     /// The same handler stamping `session_id` on its calls (see [`ToolRegistry::session`]).
     pub(crate) fn for_session(&self, session_id: String) -> Self {
+        let registry = self.registry.session(session_id);
         Self {
-            registry: self.registry.session(session_id),
-            session: SessionEnd::new(),
+            session: SessionEnd::new(&registry),
+            registry,
             log_level: Arc::default(),
             loaded: Arc::default(),
             ..self.clone()
@@ -642,7 +651,7 @@ impl ServerHandler for McpHandler {
 }
 
 impl SessionEnd {
-    fn new() -> Arc<Self> {
-        Arc::new(Self(CancellationToken::new()))
+    fn new(registry: &ToolRegistry) -> Arc<Self> {
+        Arc::new(Self(CancellationToken::new(), registry.downgrade()))
     }
 }

@@ -130,7 +130,8 @@ impl TaskRunner {
         if let Some(principal) = &task.call.principal {
             call = call.with_principal(principal.clone());
         }
-        // The rounds of one task are one session in the audit log.
+        // The rounds of one task are one session in the audit log; it ends with the
+        // task's last round here (what the task's tools kept for it is let go).
         let registry = self.registry.session(format!("task-{}", task.id));
         let work = run_round(&round, registry.call(call));
         tokio::pin!(work);
@@ -138,6 +139,9 @@ impl TaskRunner {
             ended = &mut work => ended,
             () = self.keep_lease(&task.id, &stop) => work.await,
         };
+        if !matches!(ended, RoundEnd::InputRequired(..)) {
+            registry.end_session(&format!("task-{}", task.id));
+        }
         match ended {
             RoundEnd::Finished(result) => {
                 self.tasks

@@ -21,5 +21,6 @@ mod request_2026;
 mod result_budget;
 mod revision_2026;
 mod serve;
+mod session_end;
 mod tasks;
 mod typescript_client;

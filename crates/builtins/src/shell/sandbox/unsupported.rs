@@ -91,6 +91,7 @@ mod tests {
             working_dir: None,
             timeout_secs: None,
             env: None,
+            background: None,
         };
         let ctx = agent_tools_core::ToolContext::new("t");
         let default = Exec::new(ExecConfig::default()).unwrap();

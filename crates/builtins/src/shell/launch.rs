@@ -1,0 +1,81 @@
+//! Preparing a command to start, the same for `exec` in the foreground and in the
+//! background: the guard, the working directory, the command's own `TMPDIR`, the
+//! sandbox, and the scrubbed environment.
+
+use std::path::{Path, PathBuf};
+
+use agent_tools_core::ToolError;
+use tempfile::TempDir;
+use tokio::process::Command;
+
+use super::sandbox::{self, ChildPlan};
+use super::{Exec, ExecArgs, env};
+use crate::Workspace;
+use crate::config::exec::ExecConfig;
+
+/// A command ready to start: configured, with its confinement and its temporary directory.
+pub(super) struct Launch {
+    /// The shell running the command line, in its directory, with its environment; the
+    /// standard streams are the runner's to set.
+    pub(super) command: Command,
+    /// What the child applies to itself before `exec`.
+    pub(super) plan: ChildPlan,
+    /// Which requested restrictions are not enforced here, for the output.
+    pub(super) note: Option<String>,
+    /// The command's `TMPDIR`, removed when dropped: keep it as long as the command runs.
+    pub(super) temp: TempDir,
+}
+
+/// Checks `args` against the guard and the workspace and prepares the command.
+pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<Launch, ToolError> {
+    let config = &exec.config;
+    exec.guard.check(&args.command).map_err(ToolError::new)?;
+    let working_dir = working_dir(ws, args.working_dir.as_deref())?;
+    let temp = tempfile::Builder::new()
+        .prefix("agent-tools-exec-")
+        .tempdir()
+        .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
+    let writable = [ws.root(), temp.path()];
+    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
+    let command = command(config, args, &working_dir, temp.path())?;
+    Ok(Launch {
+        command,
+        plan: prepared.plan,
+        note: prepared.note,
+        temp,
+    })
+}
+
+/// The absolute directory to run in, checked to be a directory inside the workspace.
+fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError> {
+    let relative = ws.relative_path(given.unwrap_or("."))?;
+    let shown = Workspace::display(&relative);
+    let canonical = ws
+        .dir()
+        .canonicalize(&relative)
+        .map_err(|error| ws.io_error(&relative, error))?;
+    if !ws.dir().is_dir(&canonical) {
+        return Err(ToolError::new(format!("`{shown}` is not a directory")));
+    }
+    let below_root = canonical
+        .components()
+        .filter(|part| !matches!(part, std::path::Component::CurDir));
+    Ok(below_root.fold(ws.root().to_path_buf(), |dir, part| dir.join(part)))
+}
+
+fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Result<Command, ToolError> {
+    let mut command = Command::new(&config.shell);
+    command.arg("-c").arg(&args.command).current_dir(dir).env_clear();
+    command.envs(env::inherited(std::env::vars(), &config.env_allow));
+    command.env("TMPDIR", temp).env("PWD", dir);
+    for var in args.env.iter().flatten() {
+        env::check_name(&var.name).map_err(ToolError::new)?;
+        command.env(&var.name, &var.value);
+    }
+    Ok(command)
+}
+
+/// The error of a command that could not be started.
+pub(super) fn spawn_error(config: &ExecConfig, error: &std::io::Error) -> ToolError {
+    ToolError::new(format!("cannot run `{}`: {error}", config.shell.display()))
+}

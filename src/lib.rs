@@ -151,7 +151,7 @@ pub use agent_tools_macros::tool;
 pub use agent_tools_macros::toolset;
 
 /// The built-in agent tools: one Cargo feature per family (`fs`, `shell`, `web`, `memory`,
-/// `agent`, `screen`, `media`; `builtins` for all).
+/// `agent`, `screen`, `media`, `plan`; `builtins` for all).
 #[cfg(any(
     feature = "fs",
     feature = "shell",
@@ -159,7 +159,8 @@ pub use agent_tools_macros::toolset;
     feature = "memory",
     feature = "agent",
     feature = "screen",
-    feature = "media"
+    feature = "media",
+    feature = "plan"
 ))]
 pub use agent_tools_builtins as builtins;
 

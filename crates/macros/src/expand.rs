@@ -125,6 +125,10 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(#count)));
         }
     }
+    if let Some(bytes) = attrs.audit_argument_bytes {
+        let bytes = proc_macro2::Literal::usize_unsuffixed(bytes as usize);
+        calls.push(quote!(.audit_argument_bytes(#bytes)));
+    }
     for (argument, variant) in &attrs.kinds {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
         calls.push(quote!(.argument_kind(#argument, #krate::tool::ArgumentKind::#variant)));

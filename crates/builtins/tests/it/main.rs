@@ -7,5 +7,7 @@
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
+#[cfg(feature = "plan")]
+mod plan;
 mod registration;
 mod web_bomb;

@@ -11,7 +11,7 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 8] = [
+const ALWAYS: [&str; 9] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -20,6 +20,7 @@ const ALWAYS: [&str; 8] = [
     "exec",
     "web_fetch",
     "screenshot",
+    "update_plan",
 ];
 
 fn names(builtins: Builtins) -> Vec<String> {

@@ -300,11 +300,19 @@ async fn a_tool_may_keep_more_of_its_arguments_than_the_registry_cap() {
     registry.register(PlainListTool).unwrap();
     let items: Vec<String> = (0..50).map(|n| format!("{n:02} {}", "y".repeat(200))).collect();
     let result = registry
-        .call(ToolCall::new("1", "keep_list", serde_json::json!({"items": items})))
+        .call(ToolCall::new(
+            "1",
+            "keep_list",
+            serde_json::json!({"items": items}),
+        ))
         .await;
     assert_eq!(result.text(), "50");
     registry
-        .call(ToolCall::new("2", "plain_list", serde_json::json!({"items": items})))
+        .call(ToolCall::new(
+            "2",
+            "plain_list",
+            serde_json::json!({"items": items}),
+        ))
         .await;
     let events = memory.events();
     assert_eq!(events[0].arguments, serde_json::json!({"items": items}));

@@ -502,7 +502,11 @@ impl Builtins {
         title = "Update plan"
     )]
     #[cfg(feature = "plan")]
-    fn update_plan(&self, ctx: &ToolContext, args: plan::UpdatePlanArgs) -> Result<plan::PlanOutput, ToolError> {
+    fn update_plan(
+        &self,
+        ctx: &ToolContext,
+        args: plan::UpdatePlanArgs,
+    ) -> Result<plan::PlanOutput, ToolError> {
         plan::update_plan(&self.plans, ctx.session_id(), args)
     }
 }

@@ -143,7 +143,9 @@ pub(crate) fn create_private_dirs(directory: &Path) -> Result<(), CreateDirError
         let metadata = match std::fs::symlink_metadata(&prefix) {
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 match std::fs::DirBuilder::new().mode(0o700).create(&prefix) {
-                    Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(io_error(error)),
+                    Err(error) if error.kind() != io::ErrorKind::AlreadyExists => {
+                        return Err(io_error(error));
+                    }
                     _ => {}
                 }
                 // Made by us or by a racing creator: look again, without following.

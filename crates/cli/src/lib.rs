@@ -329,8 +329,15 @@ async fn run_command(
             json,
             session,
         } => {
-            let failed =
-                commands::call(&registry, name, arguments.as_deref(), *json, session.as_deref(), io).await?;
+            let failed = commands::call(
+                &registry,
+                name,
+                arguments.as_deref(),
+                *json,
+                session.as_deref(),
+                io,
+            )
+            .await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
         Command::Serve {

@@ -10,7 +10,8 @@ use super::{CliError, EXIT_OK, EXIT_TOOL_ERROR, Io};
 
 /// `plan [--session ID] [--json]` for the workspace at `root`.
 pub(super) fn show(root: &Path, session: Option<&str>, json: bool, io: &mut Io<'_>) -> Result<u8, CliError> {
-    let plans = Plans::for_workspace(root).map_err(|error| CliError(format!("cannot find the plans: {error}")))?;
+    let plans =
+        Plans::for_workspace(root).map_err(|error| CliError(format!("cannot find the plans: {error}")))?;
     let listed = match session {
         Some(id) => plans.get(Some(id)).into_iter().collect(),
         None => plans

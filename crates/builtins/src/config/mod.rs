@@ -128,7 +128,7 @@ impl BuiltinConfig {
         #[cfg(feature = "memory")]
         let (workspace, memory) = self.memory.place(workspace, env)?;
         #[cfg(feature = "plan")]
-        let plans = self.plans(workspace.root(), env);
+        let plans = self.plans_handle(workspace.root(), env);
         let mut builder = Builtins::builder(workspace);
         #[cfg(feature = "plan")]
         {
@@ -161,11 +161,15 @@ impl BuiltinConfig {
     /// The plans handle: the one given, else the workspace's state directory's, else
     /// memory only (no data directory, or one inside the workspace: never a file there).
     #[cfg(feature = "plan")]
-    fn plans(&self, workspace_root: &std::path::Path, env: &dyn Fn(&str) -> Option<String>) -> crate::plan::Plans {
+    fn plans_handle(
+        &self,
+        workspace_root: &std::path::Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> crate::plan::Plans {
         use crate::plan::Plans;
-        self.plans.clone().unwrap_or_else(|| {
-            Plans::for_workspace_with_env(workspace_root, env).unwrap_or_default()
-        })
+        self.plans
+            .clone()
+            .unwrap_or_else(|| Plans::for_workspace_with_env(workspace_root, env).unwrap_or_default())
     }
 
     /// `builder` with `send_media`, when the configuration has a `[media]` section.

@@ -116,10 +116,10 @@ pub(super) fn read_all(directory: &Path) -> Result<Vec<Plan>, PlanError> {
         let Some(name) = name.to_str().filter(|name| is_plan_file(name)) else {
             continue;
         };
-        if let Ok(Some(plan)) = read_file(&workspace, directory, name) {
-            if file_name(plan.session.as_deref()) == name {
-                plans.push(plan);
-            }
+        if let Ok(Some(plan)) = read_file(&workspace, directory, name)
+            && file_name(plan.session.as_deref()) == name
+        {
+            plans.push(plan);
         }
     }
     Ok(plans)
@@ -208,10 +208,7 @@ mod tests {
     fn names_hold_nothing_a_path_is_made_of() {
         assert_eq!(file_name(None), "no-session.json");
         assert_eq!(file_name(Some("abc-1_2")), "session-abc-1_2.json");
-        assert_eq!(
-            file_name(Some("../../x")),
-            "session-%2E%2E%2F%2E%2E%2Fx.json"
-        );
+        assert_eq!(file_name(Some("../../x")), "session-%2E%2E%2F%2E%2E%2Fx.json");
         assert_eq!(file_name(Some("")), "session-.json");
         assert_eq!(file_name(Some("é")), "session-%C3%A9.json");
         assert_ne!(file_name(Some("no")), file_name(None));
@@ -222,7 +219,10 @@ mod tests {
         assert_ne!(name, file_name(Some(&format!("{long}x"))));
         for id in ["a/b", "..", ".", "a\0b", "con", "x".repeat(1000).as_str()] {
             let name = file_name(Some(id));
-            assert!(!name.contains('/') && !name.contains('\0') && name.len() < 255, "{name}");
+            assert!(
+                !name.contains('/') && !name.contains('\0') && name.len() < 255,
+                "{name}"
+            );
             assert!(is_plan_file(&name), "{name}");
         }
     }

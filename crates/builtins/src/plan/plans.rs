@@ -139,7 +139,11 @@ impl Plans {
             by_session.insert(session.clone(), plan.clone());
         }
         let mut plans: Vec<Plan> = by_session.into_values().collect();
-        plans.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.session.cmp(&b.session)));
+        plans.sort_by(|a, b| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then_with(|| a.session.cmp(&b.session))
+        });
         Ok(plans)
     }
 
@@ -252,12 +256,18 @@ mod tests {
         assert_eq!(recent.plans.len(), MAX_SESSIONS_IN_MEMORY);
         assert!(!recent.plans.contains_key(&Some("s0".to_owned())));
         drop(recent);
-        assert_eq!(plans.get(Some("s0")).unwrap().steps, steps("work"), "read from its file");
+        assert_eq!(
+            plans.get(Some("s0")).unwrap().steps,
+            steps("work"),
+            "read from its file"
+        );
         assert_eq!(plans.list().unwrap().len(), MAX_SESSIONS_IN_MEMORY + 1);
 
         let memory_only = Plans::new();
         for n in 0..=MAX_SESSIONS_IN_MEMORY {
-            memory_only.update(Some(&format!("s{n}")), None, steps("work")).unwrap();
+            memory_only
+                .update(Some(&format!("s{n}")), None, steps("work"))
+                .unwrap();
         }
         assert_eq!(memory_only.get(Some("s0")), None);
         assert!(memory_only.get(Some("s1")).is_some());

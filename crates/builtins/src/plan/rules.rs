@@ -113,7 +113,10 @@ pub(super) fn refusal(problems: &[String]) -> String {
             problems.len() - MAX_PROBLEMS_LISTED
         ));
     }
-    lines.push("the plan was not updated (the previous plan is kept): send the whole plan again with these fixed".to_owned());
+    lines.push(
+        "the plan was not updated (the previous plan is kept): send the whole plan again with these fixed"
+            .to_owned(),
+    );
     lines.join("\n- ")
 }
 
@@ -167,7 +170,11 @@ mod tests {
             "{}",
             found[3]
         );
-        assert!(found[4].starts_with("`explanation` is 257 characters"), "{}", found[4]);
+        assert!(
+            found[4].starts_with("`explanation` is 257 characters"),
+            "{}",
+            found[4]
+        );
         assert!(explanation_problem("an \u{1b}[31m escape").is_some());
     }
 
@@ -176,10 +183,17 @@ mod tests {
         let plan: Vec<PlanStep> = (0..=MAX_STEPS).map(|_| PlanStep::new("", Pending)).collect();
         let found = problems(None, &plan);
         assert_eq!(found.len(), MAX_STEPS + 2);
-        assert!(found[0].starts_with("the plan has 51 steps, more than 50"), "{}", found[0]);
+        assert!(
+            found[0].starts_with("the plan has 51 steps, more than 50"),
+            "{}",
+            found[0]
+        );
         let message = refusal(&found);
         assert_eq!(message.lines().count(), MAX_PROBLEMS_LISTED + 2, "{message}");
         assert!(message.starts_with("the plan has 51 steps"), "{message}");
-        assert!(message.contains("\n- and 42 more problems like these\n- the plan was not updated"), "{message}");
+        assert!(
+            message.contains("\n- and 42 more problems like these\n- the plan was not updated"),
+            "{message}"
+        );
     }
 }

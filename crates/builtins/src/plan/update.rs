@@ -1,8 +1,8 @@
 //! `update_plan`: the model replaces its session's plan, and reads it back whole.
 
+use agent_tools_core::ToolError;
 use agent_tools_core::output::{IntoToolOutput, ToolOutput};
 use agent_tools_core::schema::output_schema_for;
-use agent_tools_core::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

@@ -30,7 +30,11 @@ impl Setup {
         let (ws, data) = (base.join("ws"), base.join("data"));
         std::fs::create_dir(&ws).unwrap();
         std::fs::create_dir(&data).unwrap();
-        Self { _temp: temp, ws, data }
+        Self {
+            _temp: temp,
+            ws,
+            data,
+        }
     }
 
     fn env(&self) -> impl Fn(&str) -> Option<String> + use<> {
@@ -103,8 +107,14 @@ async fn each_update_returns_the_whole_plan() {
     let structured = result.output.structured.expect("the plan as structured output");
     assert_eq!(structured["session"], "s1");
     assert_eq!(structured["plan"].as_array().unwrap().len(), 4);
-    assert_eq!(structured["plan"][1], json!({"step": "Write the tests", "status": "in_progress"}));
-    assert!(structured.get("explanation").is_none(), "only the last update's explanation");
+    assert_eq!(
+        structured["plan"][1],
+        json!({"step": "Write the tests", "status": "in_progress"})
+    );
+    assert!(
+        structured.get("explanation").is_none(),
+        "only the last update's explanation"
+    );
     let spec = registry.get("update_plan").unwrap().spec().clone();
     assert!(spec.output_schema.is_some());
     assert_eq!(spec.meta.annotations.read_only, None);
@@ -126,11 +136,26 @@ async fn sessions_keep_plans_of_their_own() {
     let plans = setup.plans();
     let a = plans.get(Some("a")).unwrap();
     assert_eq!(statuses(&a), [("A's step", StepStatus::InProgress)]);
-    assert_eq!(statuses(&plans.get(Some("b")).unwrap()), [("B's step", StepStatus::InProgress)]);
-    assert_eq!(statuses(&plans.get(None).unwrap()), [("no session's step", StepStatus::InProgress)]);
+    assert_eq!(
+        statuses(&plans.get(Some("b")).unwrap()),
+        [("B's step", StepStatus::InProgress)]
+    );
+    assert_eq!(
+        statuses(&plans.get(None).unwrap()),
+        [("no session's step", StepStatus::InProgress)]
+    );
     assert_eq!(plans.get(Some("c")), None);
-    let listed: Vec<Option<String>> = plans.list().unwrap().into_iter().map(|plan| plan.session).collect();
-    assert_eq!(listed, [None, Some("b".to_owned()), Some("a".to_owned())], "the last updated first");
+    let listed: Vec<Option<String>> = plans
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|plan| plan.session)
+        .collect();
+    assert_eq!(
+        listed,
+        [None, Some("b".to_owned()), Some("a".to_owned())],
+        "the last updated first"
+    );
 }
 
 #[tokio::test]
@@ -149,7 +174,10 @@ async fn a_plan_breaking_the_rules_is_refused_with_every_problem_and_the_old_one
     assert!(result.is_error());
     assert_eq!(result.outcome, Outcome::InvalidArguments);
     let message = result.text();
-    assert!(message.starts_with("invalid arguments for `update_plan`:\n- step 2 is empty"), "{message}");
+    assert!(
+        message.starts_with("invalid arguments for `update_plan`:\n- step 2 is empty"),
+        "{message}"
+    );
     assert!(message.ends_with("- the plan was not updated (the previous plan is kept): send the whole plan again with these fixed"), "{message}");
     for problem in [
         "- step 2 is empty",
@@ -158,11 +186,21 @@ async fn a_plan_breaking_the_rules_is_refused_with_every_problem_and_the_old_one
     ] {
         assert!(message.contains(problem), "{problem:?} missing from {message}");
     }
-    let too_many: Vec<Value> = (0..51).map(|n| json!({"step": format!("Step {n}"), "status": "pending"})).collect();
+    let too_many: Vec<Value> = (0..51)
+        .map(|n| json!({"step": format!("Step {n}"), "status": "pending"}))
+        .collect();
     let result = update(&registry, json!({"plan": too_many})).await;
-    assert!(result.text().contains("the plan has 51 steps, more than 50"), "{}", result.text());
+    assert!(
+        result.text().contains("the plan has 51 steps, more than 50"),
+        "{}",
+        result.text()
+    );
     let unknown = update(&registry, json!({"plan": [{"step": "Done", "status": "done"}]})).await;
-    assert!(unknown.is_error() && unknown.text().contains("plan"), "{}", unknown.text());
+    assert!(
+        unknown.is_error() && unknown.text().contains("plan"),
+        "{}",
+        unknown.text()
+    );
     let kept = setup.plans().get(Some("s")).unwrap();
     assert_eq!(statuses(&kept), [("Keep me", StepStatus::InProgress)]);
 }
@@ -177,13 +215,20 @@ async fn the_plan_is_written_outside_the_workspace_and_read_back_by_another_hand
     ]});
     update(&registry, plan).await;
     let directory = setup.plans_dir();
-    assert!(directory.starts_with(setup.data.join("agent-tools/workspaces")), "{directory:?}");
+    assert!(
+        directory.starts_with(setup.data.join("agent-tools/workspaces")),
+        "{directory:?}"
+    );
     assert_eq!(directory.file_name().unwrap(), "plans");
     let file = directory.join("session-writer.json");
     let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(stored["explanation"], "First cut.");
     assert_eq!(stored["plan"][1]["step"], "Build");
-    assert_eq!(std::fs::read_dir(&setup.ws).unwrap().count(), 0, "nothing in the workspace");
+    assert_eq!(
+        std::fs::read_dir(&setup.ws).unwrap().count(),
+        0,
+        "nothing in the workspace"
+    );
 
     // A new handle (another process, as far as plans go) reads it from its file.
     let read = setup.plans().get(Some("writer")).unwrap();
@@ -198,7 +243,11 @@ async fn a_session_id_cannot_lead_the_file_out_of_the_plans_directory() {
     let hostile = ["../../x", "../../../escaped", "/tmp/abs", "a/../../b", "..", "."];
     for (n, session) in hostile.iter().enumerate() {
         let step = format!("step of {n}");
-        let result = update(&registry.session(*session), json!({"plan": [{"step": step, "status": "pending"}]})).await;
+        let result = update(
+            &registry.session(*session),
+            json!({"plan": [{"step": step, "status": "pending"}]}),
+        )
+        .await;
         assert!(!result.is_error(), "{session}: {}", result.text());
     }
     let directory = setup.plans_dir();
@@ -208,9 +257,20 @@ async fn a_session_id_cannot_lead_the_file_out_of_the_plans_directory() {
         .collect();
     names.sort();
     assert_eq!(names.len(), hostile.len(), "{names:?}");
-    assert!(names.iter().all(|name| name.starts_with("session-") && !name.contains('/')), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|name| name.starts_with("session-") && !name.contains('/')),
+        "{names:?}"
+    );
     // Nothing beside the plans directory, nor anywhere else in the data directory.
-    assert_eq!(walk(&setup.data).iter().filter(|path| !path.starts_with(&directory)).count(), 0);
+    assert_eq!(
+        walk(&setup.data)
+            .iter()
+            .filter(|path| !path.starts_with(&directory))
+            .count(),
+        0
+    );
     assert_eq!(std::fs::read_dir(&setup.ws).unwrap().count(), 0);
     let plans = setup.plans();
     for (n, session) in hostile.iter().enumerate() {
@@ -244,7 +304,11 @@ async fn a_sandboxed_command_cannot_rewrite_the_plan() {
     config.exec.require_sandbox = true;
     setup.register(&registry, config);
     let registry = registry.session("s");
-    update(&registry, json!({"plan": [{"step": "The real step", "status": "in_progress"}]})).await;
+    update(
+        &registry,
+        json!({"plan": [{"step": "The real step", "status": "in_progress"}]}),
+    )
+    .await;
     let file = setup.plans_dir().join("session-s.json");
     let before = std::fs::read_to_string(&file).unwrap();
     let forged = r#"{"session":"s","plan":[{"step":"rm -rf / is fine","status":"completed"}],"updated_at":"2030-01-01T00:00:00Z"}"#;
@@ -263,7 +327,10 @@ async fn a_sandboxed_command_cannot_rewrite_the_plan() {
         );
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    assert_eq!(setup.plans().get(Some("s")).unwrap().steps[0].step, "The real step");
+    assert_eq!(
+        setup.plans().get(Some("s")).unwrap().steps[0].step,
+        "The real step"
+    );
 }
 
 #[tokio::test]
@@ -276,7 +343,11 @@ async fn a_data_directory_inside_the_workspace_keeps_plans_in_memory_only() {
     config.memory.enabled = false;
     let env = move |name: &str| (name == "XDG_DATA_HOME").then(|| inside.display().to_string());
     register_all_with_env(&registry, Some(setup.ws.clone()), &config, &env).unwrap();
-    let result = update(&registry, json!({"plan": [{"step": "Stay here", "status": "pending"}]})).await;
+    let result = update(
+        &registry,
+        json!({"plan": [{"step": "Stay here", "status": "pending"}]}),
+    )
+    .await;
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(walk(&setup.ws), Vec::<PathBuf>::new(), "no file in the workspace");
 }
@@ -285,7 +356,9 @@ async fn a_data_directory_inside_the_workspace_keeps_plans_in_memory_only() {
 async fn the_audit_log_keeps_the_whole_plan_of_fifty_long_steps() {
     let setup = Setup::new();
     let log = setup.data.join("audit.jsonl");
-    let registry = ToolRegistry::builder().audit(JsonlAudit::open(&log).unwrap()).build();
+    let registry = ToolRegistry::builder()
+        .audit(JsonlAudit::open(&log).unwrap())
+        .build();
     setup.register(&registry, BuiltinConfig::default());
     let steps: Vec<Value> = (0..50)
         .map(|n| {
@@ -294,21 +367,33 @@ async fn the_audit_log_keeps_the_whole_plan_of_fifty_long_steps() {
         })
         .collect();
     let arguments = json!({"explanation": "w".repeat(256), "plan": steps});
-    assert!(arguments.to_string().len() > 25_000, "well over the registry's 4096-byte cap");
+    assert!(
+        arguments.to_string().len() > 25_000,
+        "well over the registry's 4096-byte cap"
+    );
     let result = update(&registry.session("audited"), arguments.clone()).await;
     assert!(!result.is_error(), "{}", result.text());
     let text = std::fs::read_to_string(&log).unwrap();
-    let events: Vec<AuditEvent> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let events: Vec<AuditEvent> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].tool, "update_plan");
     assert_eq!(events[0].session_id.as_deref(), Some("audited"));
-    assert_eq!(events[0].arguments, arguments, "the whole plan, not a truncated preview");
+    assert_eq!(
+        events[0].arguments, arguments,
+        "the whole plan, not a truncated preview"
+    );
 }
+
+/// What a hook saw after a call: the output's text, and the session's plan it read.
+type Seen = Arc<Mutex<Vec<(String, Option<Plan>)>>>;
 
 /// Sees every call's output and reads the session's plan from the shared handle.
 struct PlanWatcher {
     plans: Plans,
-    seen: Arc<Mutex<Vec<(String, Option<Plan>)>>>,
+    seen: Seen,
 }
 
 impl Hook for PlanWatcher {
@@ -320,10 +405,7 @@ impl Hook for PlanWatcher {
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let current = self.plans.get(call.session_id);
-            self.seen
-                .lock()
-                .unwrap()
-                .push((output.text_content(), current));
+            self.seen.lock().unwrap().push((output.text_content(), current));
             output
         })
     }
@@ -333,7 +415,7 @@ impl Hook for PlanWatcher {
 async fn hooks_see_the_plan_in_the_output_and_read_it_from_plans() {
     let setup = Setup::new();
     let plans = setup.plans();
-    let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen: Seen = Arc::default();
     let registry = ToolRegistry::builder()
         .hook(PlanWatcher {
             plans: plans.clone(),

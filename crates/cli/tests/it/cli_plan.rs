@@ -17,7 +17,11 @@ fn dirs() -> Dirs {
     let temp = tempfile::tempdir().unwrap();
     let (ws, data) = (temp.path().join("ws"), temp.path().join("data"));
     std::fs::create_dir(&ws).unwrap();
-    Dirs { _temp: temp, ws, data }
+    Dirs {
+        _temp: temp,
+        ws,
+        data,
+    }
 }
 
 fn binary(dirs: &Dirs, args: &[&str]) -> Output {
@@ -42,14 +46,23 @@ fn a_plan_set_by_call_is_shown_by_plan_in_another_process() {
     let dirs = dirs();
     let empty = binary(&dirs, &["plan"]);
     assert_eq!(empty.status.code(), Some(0));
-    assert!(stdout(&empty).starts_with("no session of this workspace has a plan"), "{}", stdout(&empty));
+    assert!(
+        stdout(&empty).starts_with("no session of this workspace has a plan"),
+        "{}",
+        stdout(&empty)
+    );
 
     let plan = r#"{"explanation": "Found the cause.", "plan": [
         {"step": "Reproduce the bug", "status": "completed"},
         {"step": "Fix the parser", "status": "in_progress"},
         {"step": "Add a test", "status": "pending"}]}"#;
     let called = binary(&dirs, &["call", "update_plan", plan]);
-    assert_eq!(called.status.code(), Some(0), "{}", String::from_utf8_lossy(&called.stderr));
+    assert_eq!(
+        called.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&called.stderr)
+    );
     assert_eq!(
         stdout(&called),
         "Plan updated (1 of 3 steps completed, in progress: Fix the parser):\n\
@@ -57,14 +70,22 @@ fn a_plan_set_by_call_is_shown_by_plan_in_another_process() {
     );
     let session = r#"{"plan": [{"step": "Review", "status": "in_progress"}]}"#;
     let called = binary(&dirs, &["call", "--session", "review-7", "update_plan", session]);
-    assert_eq!(called.status.code(), Some(0), "{}", String::from_utf8_lossy(&called.stderr));
+    assert_eq!(
+        called.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&called.stderr)
+    );
 
     let shown = binary(&dirs, &["plan"]);
     assert_eq!(shown.status.code(), Some(0));
     let text = stdout(&shown);
     let (latest, earlier) = text.split_once("\n\n").expect("two plans");
     assert!(latest.starts_with("session review-7 (updated "), "{text}");
-    assert!(latest.ends_with("): 0 of 1 step completed, in progress: Review\n  [~] Review"), "{text}");
+    assert!(
+        latest.ends_with("): 0 of 1 step completed, in progress: Review\n  [~] Review"),
+        "{text}"
+    );
     assert!(earlier.starts_with("calls without a session (updated "), "{text}");
     assert!(
         earlier.ends_with(
@@ -78,7 +99,10 @@ fn a_plan_set_by_call_is_shown_by_plan_in_another_process() {
     assert_eq!(one.status.code(), Some(0));
     let json: Value = serde_json::from_slice(&one.stdout).unwrap();
     assert_eq!(json["session"], "review-7");
-    assert_eq!(json["plan"][0], serde_json::json!({"step": "Review", "status": "in_progress"}));
+    assert_eq!(
+        json["plan"][0],
+        serde_json::json!({"step": "Review", "status": "in_progress"})
+    );
     let all: Value = serde_json::from_slice(&binary(&dirs, &["plan", "--json"]).stdout).unwrap();
     assert_eq!(all.as_array().unwrap().len(), 2);
     assert_eq!(all[1]["explanation"], "Found the cause.");
@@ -86,7 +110,11 @@ fn a_plan_set_by_call_is_shown_by_plan_in_another_process() {
     let missing = binary(&dirs, &["plan", "--session", "nobody"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("session `nobody` has no plan"));
-    assert_eq!(std::fs::read_dir(&dirs.ws).unwrap().count(), 0, "nothing in the workspace");
+    assert_eq!(
+        std::fs::read_dir(&dirs.ws).unwrap().count(),
+        0,
+        "nothing in the workspace"
+    );
     assert!(dirs.data.join("agent-tools/workspaces").is_dir());
 }
 

@@ -191,7 +191,11 @@ struct Ended {
 
 impl Pending<'_> {
     fn redacted(&mut self, arguments: &Value) {
-        let redacted = self.config.redactor.at_least(self.argument_bytes).arguments(arguments);
+        let redacted = self
+            .config
+            .redactor
+            .at_least(self.argument_bytes)
+            .arguments(arguments);
         self.arguments = redacted.arguments;
         self.secrets = redacted.secrets;
     }

@@ -101,13 +101,15 @@ pub use agent_tools_core::*;
 /// | `cancel_grace` | `#[tool(cancel_grace = "3s")]` | after a cancellation, how long the tool may take to return what it has |
 /// | `retries` | `#[tool(retries = 2)]` | how many [`ToolError::retry`] answers in a row a session gets |
 /// | `max_concurrency` | `#[tool(max_concurrency = 4)]` | at most this many calls at once; the rest wait |
+/// | `max_result_tokens` | `#[tool(max_result_tokens = 20000)]` | its results fitted to this many tokens of the model's context, counted for the call's dialect (else the registry's budget): see [`ToolRegistryBuilder::max_result_tokens`](registry::ToolRegistryBuilder::max_result_tokens) |
 /// | `edits_files` | `#[tool(edits_files)]` | only edits files in the workspace: policy mode `accept_edits` runs it |
 /// | `preview` | `#[tool(preview = describe)]` | a `fn(&Args) -> Option<String>` that tells a person asked to approve what the call would do |
 /// | `defer` | `#[tool(defer)]` | the definition is loaded on demand, through a tool search |
-/// | `kinds` | `#[tool(kinds(command = command, cwd = path))]` | what arguments are — `command` (a shell script), `path` (in the workspace), `url`, `env` (variables) — so policy rules over them see the parsed value ([`ArgumentKind`](tool::ArgumentKind)) |
+/// | `kinds` | `#[tool(kinds(command = command, cwd = path))]` | what arguments are — `command` (a shell script), `path` (in the workspace), `url`, `env` (variables), `patch` (a Codex patch: the paths it names) — so policy rules over them see the parsed value ([`ArgumentKind`](tool::ArgumentKind)) |
 /// | `headers` | `#[tool(headers(region = "Region"))]` | arguments MCP clients (2026-07-28) also send as the HTTP header `Mcp-Param-Region`, for a proxy to route on; a string, integer or boolean argument ([`ToolMeta::header_argument`](tool::ToolMeta::header_argument)) |
 /// | `task` | `#[tool(task = "optional")]` | calls may run as MCP tasks (`"optional"`, `"required"`, `"forbidden"`; else the registry's default): see [`TaskSupport`](tool::TaskSupport) |
 /// | `explicit_task_start` | `#[tool(task = "required", explicit_task_start)]` | a task call runs within its request until the tool calls [`ToolContext::start_task`] ([`ToolMeta::explicit_task_start`](tool::ToolMeta::explicit_task_start)) |
+/// | `freeform` | `#[tool(freeform = Freeform::lark(GRAMMAR, "input"))]` | the tool also takes one raw text filling that string argument, offered as an OpenAI custom tool when a request asks ([`ToolMeta::freeform`](tool::ToolMeta::freeform)) |
 /// | `enabled` | `#[tool(enabled = self.web)]` | in a [`#[toolset]`](toolset): registered only when the expression is true |
 /// | `crate` | `#[tool(crate = my_app::agent_tools)]` | where this crate is, when it is reached through a re-export |
 ///

@@ -296,3 +296,43 @@ async fn null_for_a_required_field_is_still_an_error() {
     assert!(result.is_error());
     assert!(result.text().contains("`/path`"), "{}", result.text());
 }
+
+/// `apply_patch`'s definitions: an OpenAI custom tool with its Lark grammar when a request
+/// asks for custom tools (Responses and Chat Completions shapes), the JSON function
+/// otherwise and in every other dialect.
+#[cfg(feature = "fs")]
+#[test]
+fn a_freeform_tool_renders_as_a_custom_tool_when_asked() {
+    use agent_tools::ToolRegistry;
+    use agent_tools::builtins::{Builtins, Workspace};
+
+    let temp = tempfile::tempdir().unwrap();
+    let registry = ToolRegistry::new();
+    std::sync::Arc::new(Builtins::new(Workspace::open(temp.path()).unwrap()).unwrap())
+        .register_all(&registry)
+        .unwrap();
+    let spec = registry
+        .tools()
+        .iter()
+        .find(|tool| tool.spec().meta.name == "apply_patch")
+        .map(|tool| tool.spec().clone())
+        .unwrap();
+    let options = DefinitionOptions::new;
+    let mut file = Map::new();
+    for (key, options) in [
+        (
+            "openai-responses custom",
+            options(Dialect::OpenAiResponses).custom_tools(true),
+        ),
+        (
+            "openai-chat custom",
+            options(Dialect::OpenAiChat).custom_tools(true),
+        ),
+        ("openai-responses", options(Dialect::OpenAiResponses)),
+        ("anthropic custom", options(Dialect::Anthropic).custom_tools(true)),
+        ("mcp custom", options(Dialect::Mcp).custom_tools(true)),
+    ] {
+        file.insert(key.into(), recorded(options.render(&spec)));
+    }
+    golden::assert_golden("apply_patch", &Value::Object(file));
+}

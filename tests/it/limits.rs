@@ -1,6 +1,7 @@
 //! Limits on calls, through the facade: retry budgets (`ToolError::retry`,
 //! `#[tool(retries = N)]`, the registry's default), per-tool concurrency
-//! (`#[tool(max_concurrency = N)]`, under `call_all`) and per-session call caps.
+//! (`#[tool(max_concurrency = N)]`, under `call_all`), per-session call caps and a tool's
+//! own result budget (`#[tool(max_result_tokens = N)]`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -170,4 +171,34 @@ async fn a_session_may_make_only_so_many_calls() {
         capped.text()
     );
     assert_eq!(registry.session("s2").call(call("4")).await.outcome, Outcome::Ok);
+}
+
+/// Print many lines.
+#[tool(read_only, max_result_tokens = 300)]
+async fn many_lines(
+    /// How many.
+    count: u32,
+) -> String {
+    (0..count).map(|n| format!("line {n}\n")).collect()
+}
+
+#[tokio::test]
+async fn a_tools_own_result_budget_wins_over_the_registrys() {
+    let registry = ToolRegistry::builder().max_result_tokens(100_000).build();
+    registry.register(ManyLinesTool).unwrap();
+    let result = registry
+        .call(ToolCall::new(
+            "1",
+            "many_lines",
+            json!({"count": 5000}).to_string(),
+        ))
+        .await;
+    let text = result.text();
+    assert!(text.len() <= 900, "{} bytes", text.len());
+    assert!(text.contains("budget of 300 estimated tokens"), "{text}");
+    assert!(text.contains("The rest was left out"), "{text}");
+    let small = registry
+        .call(ToolCall::new("2", "many_lines", json!({"count": 3}).to_string()))
+        .await;
+    assert_eq!(small.text(), "line 0\nline 1\nline 2\n");
 }

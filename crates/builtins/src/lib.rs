@@ -67,6 +67,7 @@ mod memory_source;
 pub mod plan;
 #[cfg(any(feature = "shell", feature = "screen"))]
 mod process_group;
+pub mod result_files;
 #[cfg(feature = "screen")]
 pub mod screen;
 mod setup_error;

@@ -293,7 +293,10 @@ impl Builtins {
     #[tool(read_only, idempotent, kinds(path = path), title = "Read file")]
     #[cfg(feature = "fs")]
     fn read_file(&self, ctx: &ToolContext, args: fs::read::ReadFileArgs) -> Result<ToolOutput, ToolError> {
-        fs::read::read_file(&self.workspace_for(ctx), args)
+        let budget_bytes = ctx
+            .result_budget()
+            .map(agent_tools_core::tokens::ResultBudget::text_bytes);
+        fs::read::read_file(&self.workspace_for(ctx), args, budget_bytes)
     }
 
     /// Write a text file in the workspace: create it, replace its content, or append.
@@ -329,6 +332,57 @@ impl Builtins {
     #[cfg(feature = "fs")]
     fn preview_edit_file(&self, args: &fs::edit::EditFileArgs) -> Option<String> {
         Some(fs::edit::preview_edit_file(&self.workspace, args))
+    }
+
+    /// Edit files with a patch: add, update, move and delete several files in one call,
+    /// all or nothing.
+    ///
+    /// `input` is the whole patch:
+    ///
+    /// ```text
+    /// *** Begin Patch
+    /// *** Add File: hello.txt
+    /// +Hello world
+    /// *** Update File: src/app.py
+    /// *** Move to: src/main.py
+    /// @@ def greet():
+    ///  context line
+    /// -print("Hi")
+    /// +print("Hello, world!")
+    ///  context line
+    /// *** Delete File: obsolete.txt
+    /// *** End Patch
+    /// ```
+    ///
+    /// Each file section starts with `*** Add File: PATH` (every line of the new file
+    /// prefixed with `+`), `*** Delete File: PATH` (nothing follows), or
+    /// `*** Update File: PATH`, optionally followed by `*** Move to: NEW_PATH`, then hunks.
+    /// A hunk starts with `@@` (optionally `@@ ` and a line of the file, such as a class or
+    /// function header, to say where it is; several `@@` lines narrow it down); then each
+    /// line starts with ` ` (context, unchanged), `-` (removed) or `+` (added). Show 3
+    /// lines of context above and below each change, copied exactly from the file; do not
+    /// repeat lines between two nearby changes. End a hunk that changes the end of the
+    /// file with `*** End of File`. Paths are relative to the workspace root.
+    ///
+    /// Nothing is written unless every hunk applies; the error names the hunk and shows
+    /// the closest text in the file. Returns a line per file (A/M/D/R) and the diff.
+    #[tool(
+        destructive,
+        edits_files,
+        kinds(input = patch),
+        freeform = agent_tools_core::tool::Freeform::lark(fs::patch::GRAMMAR, "input"),
+        preview = preview_apply_patch,
+        title = "Apply patch"
+    )]
+    #[cfg(feature = "fs")]
+    fn apply_patch(&self, args: fs::patch::ApplyPatchArgs) -> Result<String, ToolError> {
+        fs::patch::apply_patch(&self.workspace, args)
+    }
+
+    /// The diff `apply_patch` would apply, for a person asked to approve it.
+    #[cfg(feature = "fs")]
+    fn preview_apply_patch(&self, args: &fs::patch::ApplyPatchArgs) -> Option<String> {
+        Some(fs::patch::preview_apply_patch(&self.workspace, args))
     }
 
     /// List a directory of the workspace: subdirectories first, then files with their

@@ -54,7 +54,7 @@ use agent_tools::policy::Policy;
 /// The two top-level keys, `[policy]` (as in a `--policy` file, which replaces it),
 /// `[auth]` ([`AuthConfig`]: OAuth for `serve --http`), `[serve]` ([`ServeConfig`]),
 /// `[telemetry]` ([`TelemetryConfig`]), `[audit]` ([`AuditConfig`]), `[tasks]`
-/// ([`TasksConfig`]), `[tool_search]` ([`ToolSearchConfig`]) and `[[mount]]` ([`MountConfig`]) are the CLI's own; the other
+/// ([`TasksConfig`]), `[tool_search]` ([`ToolSearchConfig`]), `[results]` ([`ResultsConfig`]) and `[[mount]]` ([`MountConfig`]) are the CLI's own; the other
 /// sections configure the built-in tools ([`BuiltinConfig`]: `[workspace]`, `[exec]`,
 /// `[web]`, `[subagents]`, `[memory]`, `[media]`, `[screenshot]`). A key or section that
 /// is none of these is refused, naming every one that is.
@@ -81,6 +81,8 @@ pub struct Config {
     pub tasks: TasksConfig,
     /// The `[tool_search]` section.
     pub tool_search: ToolSearchConfig,
+    /// The `[results]` section.
+    pub results: ResultsConfig,
     /// The `[[mount]]` entries, mounted after the `--mount` servers.
     pub mounts: Vec<MountConfig>,
 }
@@ -243,6 +245,30 @@ pub struct ToolSearchConfig {
     pub core: Vec<String>,
 }
 
+/// `[results]`: how much of the model's context a result may take, and where the rest
+/// goes.
+///
+/// ```toml
+/// [results]
+/// max_tokens = 25000   # per result, counted for the dialect it goes to; 0 = no budget
+/// keep = 100           # results kept in .agent-tools/results for read_file to page
+/// ```
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ResultsConfig {
+    /// Tokens a result may take (default [`DEFAULT_RESULT_TOKENS`]); `0` turns the
+    /// budget off.
+    pub max_tokens: Option<usize>,
+    /// How many cut results are kept whole in the workspace's `.agent-tools/results`
+    /// (default 100); the oldest are removed.
+    pub keep: Option<usize>,
+}
+
+/// The result budget when `[results] max_tokens` is not set: Claude Code's default for
+/// MCP results (`MAX_MCP_OUTPUT_TOKENS`), so a served result is not cut again there.
+pub const DEFAULT_RESULT_TOKENS: usize = 25_000;
+
 /// The CLI's own keys; everything else is the built-in tools'.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -256,7 +282,7 @@ struct CliKeys {
 
 /// The CLI's sections that are read one by one (`[policy]` and `[auth]` by their own
 /// modules, the rest by [`section`]); its other keys are [`CliKeys`]' fields.
-const CLI_SECTIONS: [&str; 7] = [
+const CLI_SECTIONS: [&str; 8] = [
     "policy",
     "auth",
     "serve",
@@ -264,6 +290,7 @@ const CLI_SECTIONS: [&str; 7] = [
     "audit",
     "tasks",
     "tool_search",
+    "results",
 ];
 
 /// Every top-level key a config file may have: the CLI's, then the built-in tools'.
@@ -291,6 +318,7 @@ impl Config {
         let audit: AuditConfig = section(&file, &mut table, "audit")?;
         let tasks: TasksConfig = section(&file, &mut table, "tasks")?;
         let tool_search: ToolSearchConfig = section(&file, &mut table, "tool_search")?;
+        let results: ResultsConfig = section(&file, &mut table, "results")?;
         // Checked here, where every section is known: the built-in tools' configuration
         // would name only its own.
         if let Some(unknown) = table.keys().find(|key| !known_keys().contains(&key.as_str())) {
@@ -319,6 +347,7 @@ impl Config {
             audit,
             tasks,
             tool_search,
+            results,
             mounts: keys.mount,
         })
     }

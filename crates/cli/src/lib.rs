@@ -57,13 +57,15 @@ use clap::Parser as _;
 use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken, PolicyCommand};
 pub use auth::{AuthConfig, ScopeConfig};
 pub use config::{
-    AuditConfig, Config, MountConfig, ServeConfig, TasksConfig, TelemetryConfig, ToolSearchConfig,
+    AuditConfig, Config, DEFAULT_RESULT_TOKENS, MountConfig, ResultsConfig, ServeConfig, TasksConfig,
+    TelemetryConfig, ToolSearchConfig,
 };
 use mounts::Announce;
 use terminal_approver::TerminalApprover;
 pub use toml_file::{ConfigError, FileKind};
 
 use agent_tools::builtins::Workspace;
+use agent_tools::builtins::result_files::ResultFiles;
 use agent_tools::{ToolRegistry, dialect::DefinitionOptions, policy::Policy};
 
 /// Exit status: success.
@@ -437,6 +439,18 @@ fn build_registry(
     }
     if let Some(support) = tasks::default_support(&settings.config.tasks)? {
         builder = builder.task_support(support);
+    }
+    let results = &settings.config.results;
+    match results.max_tokens.unwrap_or(config::DEFAULT_RESULT_TOKENS) {
+        0 => {}
+        tokens => {
+            let kept = ResultFiles::new(settings.workspace.clone());
+            let kept = match results.keep {
+                Some(files) => kept.keep_at_most(files),
+                None => kept,
+            };
+            builder = builder.max_result_tokens(tokens).result_overflow(kept);
+        }
     }
     Ok(builder.build())
 }

@@ -18,6 +18,7 @@ use crate::{
         Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, InputRequest,
         InputResponse, LogLevel, LogMessage, Root, SamplingRequest, SamplingResponse,
     },
+    tokens::ResultBudget,
     trace_context::TraceContext,
 };
 
@@ -42,6 +43,7 @@ pub struct ToolContext {
     tool_name: Option<Arc<str>>,
     principal: Option<Arc<Principal>>,
     trace_context: Option<Arc<TraceContext>>,
+    result_budget: Option<ResultBudget>,
 }
 
 impl ToolContext {
@@ -69,6 +71,7 @@ impl ToolContext {
             tool_name: Some(call.tool_name),
             principal: call.principal,
             trace_context: call.trace_context,
+            result_budget: None,
         }
     }
 
@@ -122,6 +125,21 @@ impl ToolContext {
     /// [`Principal`]).
     pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()
+    }
+
+    /// What the call's result may take of the model's context, when something limits it
+    /// (see [`ToolRegistryBuilder::max_result_tokens`](crate::registry::ToolRegistryBuilder::max_result_tokens)).
+    /// The registry fits the result to it in any case; a tool that pages its output can
+    /// size its pages by it ([`ResultBudget::text_bytes`]) and say itself where to go on.
+    pub fn result_budget(&self) -> Option<&ResultBudget> {
+        self.result_budget.as_ref()
+    }
+
+    /// Sets the call's result budget (see [`result_budget`](Self::result_budget)); for
+    /// calling tools directly.
+    pub fn with_result_budget(mut self, budget: Option<ResultBudget>) -> Self {
+        self.result_budget = budget;
+        self
     }
 
     /// Where this call sits in a distributed trace: its span's context when the registry

@@ -12,7 +12,8 @@ use crate::{context::ToolContext, error::ToolError, output::ToolOutput};
 
 pub use crate::dynamic::DynamicTool;
 pub use crate::spec::{
-    ArgumentKind, TaskSupport, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec, validate_tool_name,
+    ArgumentKind, Freeform, FreeformFormat, TaskSupport, ToolAnnotations, ToolMeta, ToolNameError, ToolSpec,
+    validate_tool_name,
 };
 pub use crate::toolset::Toolset;
 pub use crate::typed::{ToolArgs, TypedTool};

@@ -30,12 +30,14 @@ const KNOWN: &[&str] = &[
     "retries",
     "max_concurrency",
     "audit_argument_bytes",
+    "max_result_tokens",
     "preview",
     "enabled",
     "kinds",
     "headers",
     "task",
     "explicit_task_start",
+    "freeform",
     "crate",
 ];
 
@@ -53,6 +55,7 @@ const KINDS: &[(&str, &str)] = &[
     ("path", "WorkspacePath"),
     ("url", "Url"),
     ("env", "Environment"),
+    ("patch", "Patch"),
 ];
 
 /// The parsed arguments of one `#[tool(...)]`.
@@ -74,6 +77,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) max_concurrency: Option<u32>,
     /// `audit_argument_bytes = 65536`: arguments the audit log keeps at least.
     pub(crate) audit_argument_bytes: Option<u32>,
+    /// `max_result_tokens = 20000`: the tool's result budget.
+    pub(crate) max_result_tokens: Option<u32>,
     /// The function that previews a call for an approver (`preview = path`).
     pub(crate) preview: Option<syn::Path>,
     pub(crate) enabled: Option<(Expr, Span)>,
@@ -85,6 +90,8 @@ pub(crate) struct ToolAttrs {
     /// `task = "optional"`: the `TaskSupport` variant.
     pub(crate) task: Option<&'static str>,
     pub(crate) explicit_task_start: Option<bool>,
+    /// `freeform = EXPR`: an expression giving the tool's `Freeform`.
+    pub(crate) freeform: Option<Expr>,
     pub(crate) crate_path: Option<syn::Path>,
     /// Where `destructive` was written, for the read-only conflict.
     destructive_span: Option<Span>,
@@ -146,6 +153,7 @@ impl ToolAttrs {
             "retries" => self.retries = Some(count_value(&meta, key, 0)?),
             "max_concurrency" => self.max_concurrency = Some(count_value(&meta, key, 1)?),
             "audit_argument_bytes" => self.audit_argument_bytes = Some(count_value(&meta, key, 1)?),
+            "max_result_tokens" => self.max_result_tokens = Some(count_value(&meta, key, 1)?),
             "enabled" => {
                 let span = meta.span();
                 let Meta::NameValue(pair) = meta else {
@@ -161,6 +169,16 @@ impl ToolAttrs {
             "headers" => self.headers = headers_value(&meta)?,
             "task" => self.task = Some(task_value(&meta)?),
             "explicit_task_start" => self.explicit_task_start = Some(flag_value(&meta)?),
+            "freeform" => {
+                let span = meta.span();
+                let Meta::NameValue(pair) = meta else {
+                    return Err(syn::Error::new(
+                        span,
+                        "`freeform` needs the form: `freeform = Freeform::lark(GRAMMAR, \"input\")`",
+                    ));
+                };
+                self.freeform = Some(pair.value);
+            }
             "crate" => self.crate_path = Some(crate_value(&meta)?),
             unknown => return Err(unknown_attribute(unknown, meta.path().span())),
         }
@@ -249,7 +267,8 @@ fn duration_value(meta: &Meta, key: &str) -> syn::Result<Duration> {
     Ok(duration)
 }
 
-/// A count attribute (`retries = 2`, `max_concurrency = 1`) of at least `min`.
+/// A count attribute (`retries = 2`, `max_concurrency = 1`, `max_result_tokens = 20000`)
+/// of at least `min`.
 fn count_value(meta: &Meta, key: &str, min: u32) -> syn::Result<u32> {
     let invalid = || {
         syn::Error::new(

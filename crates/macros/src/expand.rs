@@ -126,8 +126,13 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
         }
     }
     if let Some(bytes) = attrs.audit_argument_bytes {
-        let bytes = proc_macro2::Literal::usize_unsuffixed(bytes as usize);
+        let bytes = proc_macro2::Literal::usize_unsuffixed(usize::try_from(bytes).unwrap_or(usize::MAX));
         calls.push(quote!(.audit_argument_bytes(#bytes)));
+    }
+    if let Some(tokens) = attrs.max_result_tokens {
+        // A `usize` in the generated code, whatever the target's width.
+        let tokens = proc_macro2::Literal::usize_unsuffixed(usize::try_from(tokens).unwrap_or(usize::MAX));
+        calls.push(quote!(.max_result_tokens(#tokens)));
     }
     for (argument, variant) in &attrs.kinds {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());
@@ -135,6 +140,9 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
     }
     for (argument, header) in &attrs.headers {
         calls.push(quote!(.header_argument(#argument, #header)));
+    }
+    if let Some(freeform) = &attrs.freeform {
+        calls.push(quote!(.freeform(#freeform)));
     }
     if let Some(variant) = attrs.task {
         let variant = syn::Ident::new(variant, proc_macro2::Span::call_site());

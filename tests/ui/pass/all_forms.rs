@@ -76,7 +76,7 @@ async fn raw(value: serde_json::Value) -> Result<serde_json::Value, String> {
 }
 
 /// Limits and a preview: a file edit, with state.
-#[tool(destructive, edits_files, retries = 2, max_concurrency = 1, preview = preview_save)]
+#[tool(destructive, edits_files, retries = 2, max_concurrency = 1, max_result_tokens = 20000, preview = preview_save)]
 fn save(db: &Db, args: Input) -> String {
     let _ = db;
     args.text

@@ -1,4 +1,4 @@
-//! The file tools: read, write, edit, list and search files in the workspace.
+//! The file tools: read, write, edit, patch, list and search files in the workspace.
 //!
 //! Every path a model gives goes through [`Workspace`](crate::Workspace), which opens
 //! it beneath the workspace root with the kernel's help, so no tool here can be talked
@@ -9,18 +9,20 @@
 pub(crate) mod edit;
 pub(crate) mod list;
 mod nearby;
+pub(crate) mod patch;
 pub(crate) mod read;
 pub(crate) mod search;
 pub(crate) mod write;
 
 pub use edit::{Edit, EditFileArgs};
 pub use list::ListDirArgs;
+pub use patch::ApplyPatchArgs;
 pub use read::ReadFileArgs;
 pub use search::{FileSearchArgs, SearchMode};
 pub use write::{Mode as WriteFileMode, WriteFileArgs};
 
-/// What the fuzz targets reach: `edit_file` without a registry in front, so the fuzzer
-/// spends its time in the edit logic. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
+/// What the fuzz targets reach: `edit_file` and `apply_patch` without a registry in front,
+/// so the fuzzer spends its time in the edit logic. Compiled only by `cargo fuzz` (`cfg(fuzzing)`).
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod __fuzz {
@@ -30,5 +32,13 @@ pub mod __fuzz {
         args: super::EditFileArgs,
     ) -> Result<String, agent_tools_core::ToolError> {
         super::edit::edit_file(ws, args)
+    }
+
+    /// The `apply_patch` tool's body.
+    pub fn apply_patch(
+        ws: &crate::Workspace,
+        args: super::ApplyPatchArgs,
+    ) -> Result<String, agent_tools_core::ToolError> {
+        super::patch::apply_patch(ws, args)
     }
 }

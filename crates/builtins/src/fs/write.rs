@@ -60,7 +60,7 @@ pub(crate) fn write_file(ws: &Workspace, args: WriteFileArgs) -> Result<String, 
 pub(crate) fn preview_write_file(ws: &Workspace, args: &WriteFileArgs) -> String {
     let mode = args.mode.unwrap_or_default();
     let current = match ws.open_file(&args.path) {
-        Ok(_) => Some(super::edit::read_text(ws, &args.path)),
+        Ok(_) => Some(super::edit::read_text(ws, &args.path, "write_file")),
         Err(crate::WorkspaceError::NotFound { .. }) => None,
         Err(error) => return format!("The write would fail: {error}"),
     };

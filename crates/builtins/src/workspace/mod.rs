@@ -334,6 +334,46 @@ impl Workspace {
         })
     }
 
+    /// Deletes the file at `path` (the name: a symbolic link itself, not its target),
+    /// refused as a write there would be: read-only, protected, a link on the way in the
+    /// no-links mode. Directories are refused. Returns the path relative to the root.
+    pub(crate) fn remove_file(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
+        let relative = self.relative_path(path)?;
+        let shown = Self::display(&relative);
+        if self.read_only {
+            return Err(WorkspaceError::ReadOnly { path: shown });
+        }
+        let io_error = |source| self.io_error(&relative, source);
+        let (parent, name) =
+            split(&relative).ok_or_else(|| WorkspaceError::IsDirectory { path: shown.clone() })?;
+        let parent_dir = if parent.as_os_str().is_empty() {
+            self.dir.try_clone().map_err(io_error)?
+        } else if self.no_links {
+            no_links::open_dir(&self.dir, parent).map_err(|source| match source.raw_os_error() {
+                Some(libc::ELOOP) => WorkspaceError::LinkOnTheWay { path: shown.clone() },
+                _ => io_error(source),
+            })?
+        } else {
+            self.dir.open_dir(parent).map_err(io_error)?
+        };
+        let metadata = parent_dir.symlink_metadata(name).map_err(io_error)?;
+        if metadata.is_dir() {
+            return Err(WorkspaceError::IsDirectory { path: shown });
+        }
+        self.check_unprotected(&relative, &relative)?;
+        parent_dir.remove_file(name).map_err(io_error)?;
+        write::sync_dir(&parent_dir).map_err(io_error)?;
+        Ok(relative)
+    }
+
+    /// Checks that a file could be written at `path` (not read-only, not protected, not
+    /// a directory or special file, no link at the end in the no-links mode), writing
+    /// nothing; returns where the write would land, relative to the root.
+    pub(crate) fn check_writable(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
+        let relative = self.relative_path(path)?;
+        self.writable_target(&relative)
+    }
+
     /// Where a write to `relative` lands, after refusing what must not be written.
     fn writable_target(&self, relative: &Path) -> Result<PathBuf, WorkspaceError> {
         let shown = Self::display(relative);

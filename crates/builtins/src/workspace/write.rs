@@ -173,7 +173,7 @@ fn discard(dir: &Dir, temp: &OsStr) {
 
 /// Flushes the directory entry changes (the rename) to disk. The `Dir` handle itself may
 /// be an `O_PATH` descriptor, which cannot be synced, so the directory is opened for it.
-fn sync_dir(dir: &Dir) -> io::Result<()> {
+pub(super) fn sync_dir(dir: &Dir) -> io::Result<()> {
     dir.open(".")?.sync_all()
 }
 

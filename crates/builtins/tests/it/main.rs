@@ -4,10 +4,13 @@
 //! runs one module. What several packages' tests share is `agent-tools-test-support`.
 
 // Modules that need a feature of the package are compiled with it only.
+#[cfg(feature = "fs")]
+mod apply_patch;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
 #[cfg(feature = "plan")]
 mod plan;
 mod registration;
+mod result_budget;
 mod web_bomb;

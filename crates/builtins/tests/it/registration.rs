@@ -11,10 +11,11 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 9] = [
+const ALWAYS: [&str; 10] = [
     "read_file",
     "write_file",
     "edit_file",
+    "apply_patch",
     "list_dir",
     "file_search",
     "exec",

@@ -245,6 +245,49 @@ async fn call_prints_text_and_sets_the_status() {
 }
 
 #[tokio::test]
+async fn results_fit_the_budget_and_the_rest_is_kept_in_the_workspace() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().to_str().unwrap();
+    let line = format!("{}\n", "x".repeat(999));
+    let arguments = json!({"text": line, "times": 255}).to_string();
+    let out = run(&["call", "repeat", &arguments, "--workspace", root], "").await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.len() < 80_000, "{} bytes printed", out.stdout.len());
+    assert!(
+        out.stdout
+            .contains("Result cut to fit its budget of 25,000 estimated tokens"),
+        "{}",
+        &out.stdout[out.stdout.len() - 400..]
+    );
+    let kept: Vec<_> = std::fs::read_dir(workspace.path().join(".agent-tools/results"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), line.repeat(255));
+
+    // `max_tokens = 0` turns the budget off.
+    let config = workspace.path().join("off.toml");
+    std::fs::write(&config, "[results]\nmax_tokens = 0\n").unwrap();
+    let config = config.to_str().unwrap();
+    let out = run(
+        &[
+            "--config",
+            config,
+            "call",
+            "repeat",
+            &arguments,
+            "--workspace",
+            root,
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(out.stdout, line.repeat(255));
+}
+
+#[tokio::test]
 async fn call_json_prints_the_whole_result() {
     let workspace = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("a.txt"), "a").unwrap();
@@ -318,7 +361,7 @@ async fn configuration_files_are_read_and_checked() {
         format!(
             "agent-tools: invalid config file {}:3:1: unknown field `bogus`, expected one of \
              `default_timeout`, `audit_log`, `mount`, `policy`, `auth`, `serve`, `telemetry`, \
-             `audit`, `tasks`, `tool_search`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
+             `audit`, `tasks`, `tool_search`, `results`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
              `media`, `screenshot`\n",
             unknown.display()
         )

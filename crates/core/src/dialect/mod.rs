@@ -184,6 +184,11 @@ pub struct DefinitionOptions {
     pub gemini_schema: GeminiSchema,
     /// How [deferred](crate::spec::ToolMeta::defer) tools are offered.
     pub tool_search: ToolSearchMode,
+    /// For OpenAI: offer tools with a [freeform form](crate::spec::ToolMeta::freeform) as
+    /// custom tools, which the model calls with raw text (default off: an application
+    /// that turns it on must pass those calls back with
+    /// [`ToolCall::freeform`](crate::ToolCall::freeform)).
+    pub custom_tools: bool,
 }
 
 impl DefinitionOptions {
@@ -195,7 +200,18 @@ impl DefinitionOptions {
             strict: Strict::Auto,
             gemini_schema: GeminiSchema::Auto,
             tool_search: ToolSearchMode::Native,
+            custom_tools: false,
         }
+    }
+
+    /// Offers tools that have a freeform form as OpenAI custom tools (Responses:
+    /// `{"type": "custom", "name", "description", "format"}`; Chat Completions: the same
+    /// inside `"custom"`), whose calls carry raw text; other dialects, and tools without
+    /// the form, are unchanged. Off by default, so that an application never receives a
+    /// kind of call it does not handle.
+    pub fn custom_tools(mut self, yes: bool) -> Self {
+        self.custom_tools = yes;
+        self
     }
 
     /// Sets how deferred tools are offered.
@@ -235,6 +251,11 @@ impl DefinitionOptions {
             definition.problems.push(SchemaIssue::new("", reason.to_string()));
         }
         definition.value = match self.dialect {
+            Dialect::OpenAiChat | Dialect::OpenAiResponses
+                if self.custom_tools && spec.meta.freeform.is_some() =>
+            {
+                openai::custom_definition(spec, self.dialect)
+            }
             Dialect::OpenAiChat | Dialect::OpenAiResponses => {
                 let (schema, strict) = self.parameters(spec, &mut definition, openai::strict_schema);
                 openai::definition(spec, self.dialect, schema, strict)

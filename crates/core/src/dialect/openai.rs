@@ -13,7 +13,7 @@ use super::refs::{Inline, inline_refs};
 use super::strict::rewrite;
 use super::tree::{accepts_null, for_each_child, for_each_child_mut, is_object_schema, join};
 use super::{Dialect, SchemaIssue};
-use crate::spec::ToolSpec;
+use crate::spec::{FreeformFormat, ToolSpec};
 
 const RULES: KeywordRules = KeywordRules {
     provider: "OpenAI",
@@ -92,6 +92,38 @@ pub(super) fn definition(spec: &ToolSpec, dialect: Dialect, parameters: Value, s
         function["strict"] = Value::Bool(true);
     }
     json!({"type": "function", "function": function})
+}
+
+/// The custom-tool definition of a tool with a freeform form, in Chat Completions or
+/// Responses shape (OpenAI nests a grammar one level deeper in Chat Completions).
+pub(super) fn custom_definition(spec: &ToolSpec, dialect: Dialect) -> Value {
+    let format = match spec.meta.freeform.as_ref().map(|freeform| &freeform.format) {
+        Some(FreeformFormat::Lark(grammar)) => Some(("lark", grammar)),
+        Some(FreeformFormat::Regex(pattern)) => Some(("regex", pattern)),
+        _ => None,
+    };
+    let format = match (format, dialect) {
+        (None, _) => json!({"type": "text"}),
+        (Some((syntax, definition)), Dialect::OpenAiResponses) => {
+            json!({"type": "grammar", "syntax": syntax, "definition": definition})
+        }
+        (Some((syntax, definition)), _) => {
+            json!({"type": "grammar", "grammar": {"syntax": syntax, "definition": definition}})
+        }
+    };
+    let custom = json!({
+        "name": spec.meta.name,
+        "description": spec.meta.description,
+        "format": format,
+    });
+    if dialect == Dialect::OpenAiResponses {
+        let mut tool = json!({"type": "custom"});
+        if let (Value::Object(tool), Value::Object(custom)) = (&mut tool, custom) {
+            tool.extend(custom);
+        }
+        return tool;
+    }
+    json!({"type": "custom", "custom": custom})
 }
 
 /// The strict form of a (root-flattened) schema, or why there is none.

@@ -5,6 +5,7 @@
 mod annotations;
 mod content;
 mod media;
+mod overflow;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use serde_json::Value;
 pub use annotations::{Audience, ContentAnnotations};
 pub use content::{Content, ResourceContents};
 pub use media::{Audio, Image};
+pub use overflow::{KeptResult, OverflowedResult, ResultOverflow};
 
 /// The result of a tool: content parts for the model, optional structured data, and
 /// whether it is an error.

@@ -7,8 +7,10 @@
 //! | workspace path | the path as written, normalized, and where it lands ([`path`](super::path)) | where it lands |
 //! | URL | the URL as written and as the fetcher parses it | the URL as parsed |
 //! | environment | each variable's name | each name (an allow rule on another argument does not cover them) |
+//! | patch | every path it names (added, updated, deleted, moved to), each as a workspace path; a patch that does not parse, anything | every path it names, each where it lands; a patch that does not parse, nothing |
 //! | none (plain) | the text, as a path normalized, and cut at shell operators ([`value`](super::value)) | every one of those forms |
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -17,18 +19,16 @@ use super::path::{Landing, resolve};
 use super::rule::Rule;
 use super::shell::Script;
 use super::value::ValueForms;
+use crate::patch::{self, ParseError};
 use crate::spec::ArgumentKind;
 
 /// One argument's value, as rules see it.
 pub(crate) enum Seen<'a> {
     Plain(ValueForms<'a>),
     Command(Script<'a>),
-    Path {
-        written: ValueForms<'a>,
-        landing: Landing,
-        /// An `Inside` landing as an absolute path, when the workspace is known.
-        absolute: Option<String>,
-    },
+    Path(PathSeen<'a>),
+    /// The paths a patch names, or why it does not parse.
+    Patch(Result<Vec<PathSeen<'a>>, ParseError>),
     Url {
         written: &'a str,
         parsed: Option<String>,
@@ -42,18 +42,15 @@ impl<'a> Seen<'a> {
         match (kind, value) {
             (Some(ArgumentKind::ShellCommand), Value::String(text)) => Seen::Command(Script::parse(text)),
             (Some(ArgumentKind::WorkspacePath), Value::String(text)) => {
-                let landing = resolve(text, root);
-                let absolute = match (&landing, root) {
-                    (Landing::Inside(relative), Some(root)) => {
-                        Some(root.join(relative).to_string_lossy().into_owned())
-                    }
-                    _ => None,
-                };
-                Seen::Path {
-                    written: ValueForms::of(value),
-                    landing,
-                    absolute,
-                }
+                Seen::Path(PathSeen::of(Cow::Borrowed(text), root))
+            }
+            (Some(ArgumentKind::Patch), Value::String(text)) => {
+                Seen::Patch(patch::parse(text).map(|patch| {
+                    patch
+                        .paths()
+                        .map(|path| PathSeen::of(Cow::Owned(path.to_owned()), root))
+                        .collect()
+                }))
             }
             (Some(ArgumentKind::Url), Value::String(text)) => Seen::Url {
                 written: text,
@@ -85,21 +82,10 @@ impl<'a> Seen<'a> {
         match self {
             Seen::Plain(forms) => forms.any(matches),
             Seen::Command(script) => script.restricted_by(matches),
-            Seen::Path {
-                written,
-                landing,
-                absolute,
-            } => {
-                written.any(matches)
-                    || match landing {
-                        Landing::Inside(relative) => {
-                            matches(relative) || absolute.as_deref().is_some_and(matches)
-                        }
-                        Landing::Outside(absolute) => matches(absolute),
-                        // A path that cannot be resolved could land anywhere.
-                        Landing::Unresolvable => true,
-                    }
-            }
+            Seen::Path(path) => path.restricted(matches),
+            Seen::Patch(Ok(paths)) => paths.iter().any(|path| path.restricted(matches)),
+            // A patch that does not parse could touch anything.
+            Seen::Patch(Err(_)) => true,
             Seen::Url { written, parsed } => matches(written) || parsed.as_deref().is_some_and(matches),
             Seen::Environment(names) => names.iter().any(|name| matches(name)),
         }
@@ -122,10 +108,9 @@ impl<'a> Seen<'a> {
                     .is_none_or(|glob| forms.all(|form| glob.matches(form)))
             }),
             Seen::Command(script) => script.allowed_by(any_rule),
-            Seen::Path { landing, .. } => match landing {
-                Landing::Inside(path) | Landing::Outside(path) => any_rule(path),
-                Landing::Unresolvable => false,
-            },
+            Seen::Path(path) => path.allowed(any_rule),
+            Seen::Patch(Ok(paths)) => paths.iter().all(|path| path.allowed(any_rule)),
+            Seen::Patch(Err(_)) => false,
             Seen::Url { parsed, .. } => parsed.as_deref().is_some_and(any_rule),
             Seen::Environment(names) => names.iter().all(|name| any_rule(name)),
         }
@@ -135,11 +120,11 @@ impl<'a> Seen<'a> {
     /// lands, relative to the workspace.
     pub(crate) fn pinnable(&self) -> Option<(&str, &str)> {
         match self {
-            Seen::Path {
+            Seen::Path(PathSeen {
                 written,
                 landing: Landing::Inside(relative),
                 absolute: Some(_),
-            } if !relative.is_empty() => Some((written.raw(), relative)),
+            }) if !relative.is_empty() => Some((written.raw(), relative)),
             _ => None,
         }
     }
@@ -184,14 +169,21 @@ impl<'a> Seen<'a> {
                 }
                 lines
             }
-            Seen::Path { landing, .. } => vec![match landing {
-                Landing::Inside(relative) if relative.is_empty() => {
-                    "lands on: the workspace itself".to_owned()
-                }
-                Landing::Inside(relative) => format!("lands on: {relative} (in the workspace)"),
-                Landing::Outside(absolute) => format!("lands on: {absolute} (outside the workspace)"),
-                Landing::Unresolvable => "lands on: unknown (links loop or nest too deeply)".to_owned(),
-            }],
+            Seen::Path(path) => vec![path.describe()],
+            Seen::Patch(Ok(paths)) if paths.is_empty() => vec!["names no path".to_owned()],
+            Seen::Patch(Ok(paths)) => paths
+                .iter()
+                .map(|path| {
+                    let matched = match &path.landing {
+                        Landing::Inside(form) | Landing::Outside(form) => matched(form),
+                        Landing::Unresolvable => String::new(),
+                    };
+                    format!("{}{matched}", path.describe())
+                })
+                .collect(),
+            Seen::Patch(Err(error)) => vec![format!(
+                "does not parse ({error}): deny and ask rules apply as if it touched any path, no allow rule applies"
+            )],
             Seen::Url { parsed, .. } => vec![match parsed {
                 Some(url) => format!("url: {url}"),
                 None => "url: does not parse, so no allow rule applies".to_owned(),
@@ -200,6 +192,65 @@ impl<'a> Seen<'a> {
                 .iter()
                 .map(|name| format!("variable: {name}{}", matched_by(name)))
                 .collect(),
+        }
+    }
+}
+
+/// A workspace path as rules see it: as written, and where it lands.
+pub(crate) struct PathSeen<'a> {
+    written: ValueForms<'a>,
+    landing: Landing,
+    /// An `Inside` landing as an absolute path, when the workspace is known.
+    absolute: Option<String>,
+}
+
+impl<'a> PathSeen<'a> {
+    /// `text` resolved against `root` (canonical), or lexically without one.
+    fn of(text: Cow<'a, str>, root: Option<&Path>) -> Self {
+        let landing = resolve(&text, root);
+        let absolute = match (&landing, root) {
+            (Landing::Inside(relative), Some(root)) => {
+                Some(root.join(relative).to_string_lossy().into_owned())
+            }
+            _ => None,
+        };
+        Self {
+            written: ValueForms::of_text(text),
+            landing,
+            absolute,
+        }
+    }
+
+    /// Whether a deny or ask rule's glob applies: to the path as written, normalized, or
+    /// where it lands (relative or absolute).
+    #[inline(always)]
+    fn restricted(&self, matches: impl Fn(&str) -> bool) -> bool {
+        self.written.any(&matches)
+            || match &self.landing {
+                Landing::Inside(relative) => {
+                    matches(relative) || self.absolute.as_deref().is_some_and(matches)
+                }
+                Landing::Outside(absolute) => matches(absolute),
+                // A path that cannot be resolved could land anywhere.
+                Landing::Unresolvable => true,
+            }
+    }
+
+    /// Whether an allow rule's glob applies: to where it lands.
+    #[inline(always)]
+    fn allowed(&self, any_rule: impl Fn(&str) -> bool) -> bool {
+        match &self.landing {
+            Landing::Inside(path) | Landing::Outside(path) => any_rule(path),
+            Landing::Unresolvable => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.landing {
+            Landing::Inside(relative) if relative.is_empty() => "lands on: the workspace itself".to_owned(),
+            Landing::Inside(relative) => format!("lands on: {relative} (in the workspace)"),
+            Landing::Outside(absolute) => format!("lands on: {absolute} (outside the workspace)"),
+            Landing::Unresolvable => "lands on: unknown (links loop or nest too deeply)".to_owned(),
         }
     }
 }

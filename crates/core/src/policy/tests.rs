@@ -291,3 +291,116 @@ fn a_tool_taking_variables_is_never_listed_as_allowed_outright() {
         ToolVerdict::Denied(_)
     ));
 }
+
+/// `apply_patch` as the built-ins declare it: edits files, its `input` a patch.
+fn patch_tool() -> ToolSpec {
+    let mut spec = file_edit("apply_patch");
+    spec.meta.argument_kinds = vec![("input".to_owned(), ArgumentKind::Patch)];
+    spec
+}
+
+fn patch_of(sections: &str) -> Value {
+    json!({"input": format!("*** Begin Patch\n{sections}*** End Patch\n")})
+}
+
+#[test]
+fn a_patch_is_seen_as_every_path_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../.env", root.join("docs/link")).unwrap();
+    let policy = Policy::builder()
+        .workspace(&root)
+        .deny("apply_patch(input: .env)")
+        .allow("apply_patch(input: src/**)")
+        .build()
+        .unwrap();
+    let tool = patch_tool();
+    let decision = |sections: &str| kind(&decide(&policy, &tool, patch_of(sections)));
+    let update = |path: &str| format!("*** Update File: {path}\n@@\n-a\n+b\n");
+    // `.env` among other files, written several ways, or as where a move lands.
+    assert_eq!(
+        decision(&format!("{}{}", update("src/a.rs"), update(".env"))),
+        "deny"
+    );
+    assert_eq!(
+        decision(&format!("{}{}", update("src/a.rs"), update("src/../.env"))),
+        "deny"
+    );
+    assert_eq!(decision(&update(&format!("{}/.env", root.display()))), "deny");
+    assert_eq!(decision("*** Update File: src/a.rs\n*** Move to: .env\n"), "deny");
+    assert_eq!(decision("*** Add File: .env\n+X=1\n"), "deny");
+    assert_eq!(decision("*** Delete File: .env\n"), "deny");
+    // A link inside the workspace is followed to where the write would land.
+    assert_eq!(decision(&update("docs/link")), "deny");
+    // Allowed only when every path is: one outside the allowed tree asks (the mode).
+    assert_eq!(
+        decision(&format!("{}{}", update("src/a.rs"), update("src/b.rs"))),
+        "allow"
+    );
+    assert_eq!(
+        decision(&format!("{}{}", update("src/a.rs"), update("README.md"))),
+        "ask"
+    );
+    assert_eq!(
+        decision("*** Update File: src/a.rs\n*** Move to: lib/a.rs\n"),
+        "ask"
+    );
+}
+
+#[test]
+fn a_patch_that_does_not_parse_is_seen_fail_closed() {
+    let policy = Policy::builder()
+        .deny("apply_patch(input: secrets/**)")
+        .allow("apply_patch(input: **)")
+        .build()
+        .unwrap();
+    let tool = patch_tool();
+    let broken = json!({"input": "*** Begin Patch\n*** Update File: src/a.rs\n"});
+    // A deny rule over any path matches it; no allow rule covers it, not even `**`.
+    assert_eq!(kind(&decide(&policy, &tool, broken.clone())), "deny");
+    let allow_only = Policy::builder().allow("apply_patch(input: **)").build().unwrap();
+    assert_eq!(kind(&decide(&allow_only, &tool, broken.clone())), "ask");
+    assert_eq!(
+        kind(&decide(&allow_only, &tool, patch_of("*** Delete File: x\n"))),
+        "allow"
+    );
+    let explained = allow_only.explain(&tool, &broken).to_string();
+    assert!(
+        explained
+            .contains("does not parse (invalid patch at line 2: expected `*** End Patch` as the last line"),
+        "{explained}"
+    );
+}
+
+#[test]
+fn accept_edits_covers_patches_and_explain_lists_their_paths() {
+    let policy = Policy::builder()
+        .mode(PolicyMode::AcceptEdits)
+        .deny("apply_patch(input: *.env)")
+        .ask("apply_patch(input: Cargo.toml)")
+        .build()
+        .unwrap();
+    let tool = patch_tool();
+    let decision = |sections: &str| kind(&decide(&policy, &tool, patch_of(sections)));
+    assert_eq!(decision("*** Add File: src/new.rs\n+fn main() {}\n"), "allow");
+    assert_eq!(
+        decision("*** Add File: src/new.rs\n+x\n*** Delete File: prod.env\n"),
+        "deny"
+    );
+    assert_eq!(decision("*** Update File: Cargo.toml\n@@\n-a\n+b\n"), "ask");
+    let explained = policy.explain(
+        &tool,
+        &patch_of("*** Update File: src/a.rs\n*** Move to: src/b.rs\n*** Delete File: prod.env\n"),
+    );
+    assert_eq!(explained.verdict(), Verdict::Deny);
+    assert_eq!(
+        explained.arguments()[0].seen(),
+        [
+            "lands on: src/a.rs (in the workspace)",
+            "lands on: src/b.rs (in the workspace)",
+            "lands on: prod.env (in the workspace)",
+        ]
+    );
+    assert_eq!(explained.arguments()[0].kind(), Some(ArgumentKind::Patch));
+}

@@ -43,6 +43,15 @@ impl<'a> ValueForms<'a> {
             Value::String(text) => Cow::Borrowed(text),
             other => Cow::Owned(other.to_string()),
         };
+        Self::of_raw(raw)
+    }
+
+    /// The forms of a piece of text (a path named inside a patch).
+    pub(crate) fn of_text(text: impl Into<Cow<'a, str>>) -> Self {
+        Self::of_raw(text.into())
+    }
+
+    fn of_raw(raw: Cow<'a, str>) -> Self {
         // One pass over the bytes finds what the other forms need. The separators are
         // ASCII: no byte of a longer character is one.
         let (mut cut, mut slash) = (false, false);

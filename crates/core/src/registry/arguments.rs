@@ -28,9 +28,26 @@ pub(crate) struct Rejected {
     pub(crate) arguments: ToolArguments,
 }
 
-pub(crate) fn parse(arguments: ToolArguments) -> Result<ParsedArguments, Rejected> {
+/// `freeform` is the argument a freeform call's text fills, for a tool that has that form.
+pub(crate) fn parse(arguments: ToolArguments, freeform: Option<&str>) -> Result<ParsedArguments, Rejected> {
     let value = match arguments {
         ToolArguments::Value(value) => value,
+        ToolArguments::Freeform(text) => {
+            let Some(argument) = freeform else {
+                return Err(Rejected {
+                    problem: "are raw text (a custom tool call), but the tool takes a JSON object; \
+                              call it as a function with its parameters"
+                        .to_owned(),
+                    arguments: ToolArguments::Freeform(text),
+                });
+            };
+            let mut object = Map::new();
+            object.insert(argument.to_owned(), Value::String(text));
+            return Ok(ParsedArguments {
+                value: Value::Object(object),
+                repairs: Vec::new(),
+            });
+        }
         ToolArguments::Json(text) if text.trim().is_empty() => {
             return Ok(repaired(
                 Value::Object(Map::new()),
@@ -101,7 +118,7 @@ mod tests {
     use serde_json::json;
 
     fn parse_text(text: &str) -> Result<ParsedArguments, Rejected> {
-        parse(ToolArguments::Json(text.to_owned()))
+        parse(ToolArguments::Json(text.to_owned()), None)
     }
 
     #[test]
@@ -109,7 +126,7 @@ mod tests {
         let parsed = parse_text(r#"{"a": 1}"#).unwrap();
         assert_eq!(parsed.value, json!({"a": 1}));
         assert!(parsed.repairs.is_empty());
-        let parsed = parse(ToolArguments::Value(json!({"b": 2}))).unwrap();
+        let parsed = parse(ToolArguments::Value(json!({"b": 2})), None).unwrap();
         assert_eq!(parsed.value, json!({"b": 2}));
     }
 

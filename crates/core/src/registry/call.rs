@@ -19,13 +19,17 @@ use crate::{
 };
 
 /// The arguments of a call: the JSON text a provider sent (OpenAI sends a string) or an
-/// already-parsed value (Anthropic and MCP send an object).
+/// already-parsed value (Anthropic and MCP send an object), or the raw text of a freeform call.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ToolArguments {
     /// JSON text, parsed by the registry.
     Json(String),
     /// A parsed value.
     Value(Value),
+    /// The raw text of a freeform call (an OpenAI custom tool call's `input`), which
+    /// becomes the string argument the tool's [`Freeform`](crate::tool::Freeform) names.
+    Freeform(String),
 }
 
 impl From<&str> for ToolArguments {
@@ -76,6 +80,8 @@ pub(crate) struct CallOptions {
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) principal: Option<Arc<Principal>>,
+    /// The client's cap on the result, in characters.
+    pub(crate) max_result_chars: Option<usize>,
     /// The trace context the call came with, until the registry replaces it with the
     /// call's own span's.
     pub(crate) trace_context: Option<Arc<TraceContext>>,
@@ -92,6 +98,7 @@ impl std::fmt::Debug for CallOptions {
             .field("caller", &self.caller.as_ref().map(|_| "dyn Caller"))
             .field("approver", &self.approver.as_ref().map(|_| "dyn Approver"))
             .field("principal", &self.principal)
+            .field("max_result_chars", &self.max_result_chars)
             .field("trace_context", &self.trace_context)
             .finish()
     }
@@ -108,6 +115,22 @@ impl ToolCall {
         }
     }
 
+    /// A call of tool `name` with the raw text of a freeform call: an OpenAI custom tool
+    /// call (Responses: `{"type": "custom_tool_call", "call_id", "name", "input"}`; Chat
+    /// Completions: `{"type": "custom", "id", "custom": {"name", "input"}}`). The text
+    /// fills the argument the tool's [`Freeform`](crate::tool::Freeform) names; a tool
+    /// without a freeform form refuses the call.
+    ///
+    /// ```
+    /// use agent_tools_core::{ToolCall, registry::ToolArguments};
+    ///
+    /// let call = ToolCall::freeform("call_1", "apply_patch", "*** Begin Patch\n*** End Patch\n");
+    /// assert!(matches!(call.arguments(), ToolArguments::Freeform(_)));
+    /// ```
+    pub fn freeform(id: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(id, name, ToolArguments::Freeform(text.into()))
+    }
+
     /// The provider's call id.
     pub fn id(&self) -> &str {
         &self.id
@@ -121,6 +144,15 @@ impl ToolCall {
     /// The arguments as sent.
     pub fn arguments(&self) -> &ToolArguments {
         &self.arguments
+    }
+
+    /// Fits this call's result to `chars` characters as well as to its token budget (see
+    /// [`ToolRegistryBuilder::max_result_tokens`](super::ToolRegistryBuilder::max_result_tokens)):
+    /// a client's own cap, such as the `anthropic/maxResultSizeChars` an MCP request's
+    /// `_meta` may carry.
+    pub fn with_max_result_chars(mut self, chars: usize) -> Self {
+        self.options.max_result_chars = Some(chars);
+        self
     }
 
     /// Overrides the tool's and the registry's timeout for this call.

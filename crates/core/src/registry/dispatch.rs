@@ -17,6 +17,7 @@ use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
+use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
@@ -25,8 +26,10 @@ use crate::{
     approval::PendingCall,
     audit::Outcome,
     context::{Extensions, ToolContext},
+    dialect::DefinitionOptions,
     error::ToolErrorKind,
     output::ToolOutput,
+    tokens::ResultBudget,
     tool_search::ToolVisibility,
 };
 use serde_json::Value;
@@ -155,7 +158,14 @@ impl ToolRegistry {
             return Finished::failure(Outcome::UnknownTool, message);
         };
         recorder.argument_bytes(entry.tool.spec().meta.audit_argument_bytes);
-        let ParsedArguments { value, repairs } = match arguments::parse(arguments) {
+        let freeform = entry
+            .tool
+            .spec()
+            .meta
+            .freeform
+            .as_ref()
+            .map(|form| form.argument.as_str());
+        let ParsedArguments { value, repairs } = match arguments::parse(arguments, freeform) {
             Ok(parsed) => parsed,
             Err(rejected) => {
                 recorder.raw_arguments(&rejected.arguments);
@@ -270,8 +280,11 @@ impl ToolRegistry {
                     timeout,
                 })
             });
+        let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let ctx = self.context(entry, call_id, options, limit, cancellation.clone());
+        let ctx = self
+            .context(entry, call_id, options, limit, cancellation.clone())
+            .with_result_budget(budget);
         let permits = entry.permits.clone();
         let run = run_isolated(
             entry.tool.as_ref(),
@@ -294,12 +307,38 @@ impl ToolRegistry {
             };
             output = Box::pin(self.after_hooks(entry, whose, &arguments, outcome, output)).await;
         }
+        if let Some(budget) = budget {
+            let whose = result_budget::Whose {
+                call_id,
+                tool: name,
+                session_id: session_id.as_deref(),
+            };
+            let overflow = self.config().result_overflow.as_deref();
+            output = Box::pin(result_budget::fit(budget, output, overflow, whose)).await;
+        }
         Finished {
             outcome,
             output,
             repairs: Vec::new(),
             pending: None,
         }
+    }
+
+    /// What the call's result may take of the model's context, if anything limits it.
+    fn result_budget(&self, entry: &Entry, options: &CallOptions) -> Option<ResultBudget> {
+        let config = self.config();
+        let dialect = options
+            .extensions
+            .as_ref()
+            .and_then(|extensions| extensions.get::<DefinitionOptions>())
+            .or_else(|| config.extensions.get::<DefinitionOptions>())
+            .map(|options| options.dialect);
+        result_budget::budget_of(
+            entry.max_result_tokens,
+            config.max_result_tokens,
+            options.max_result_chars,
+            dialect,
+        )
     }
 
     /// Keeps the tool's retry budget: a retry answer past it becomes a final error.

@@ -16,6 +16,7 @@ mod isolation;
 mod limits;
 mod output_limit;
 mod recorder;
+mod result_budget;
 mod resume;
 mod visible;
 
@@ -42,6 +43,7 @@ use crate::{
     context::Extensions,
     error::RegistryError,
     hooks::Hook,
+    output::ResultOverflow,
     policy::Policy,
     spec::{TaskSupport, ToolSpec, header_argument, validate_tool_name},
     tool::Tool,
@@ -110,6 +112,8 @@ pub(crate) struct Config {
     pub(crate) extensions: Extensions,
     pub(crate) max_concurrency: Option<usize>,
     pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) max_result_tokens: Option<usize>,
+    pub(crate) result_overflow: Option<Arc<dyn ResultOverflow>>,
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) policy: Option<Policy>,
     pub(crate) approver: Option<Arc<dyn Approver>>,
@@ -156,6 +160,8 @@ pub(crate) struct EntryData {
     pub(crate) timeout: Option<Duration>,
     /// The tool's own retry budget, read once from its spec.
     pub(crate) retries: Option<u32>,
+    /// The tool's own result budget in tokens, read once from its spec.
+    pub(crate) max_result_tokens: Option<usize>,
     /// How long it may wind down once cancelled, read once from its spec.
     pub(crate) cancel_grace: Option<Duration>,
     /// Its definitions, rendered once per set of options.
@@ -198,6 +204,7 @@ impl Entry {
             name: spec.meta.name.as_str().into(),
             timeout: spec.meta.timeout,
             retries: spec.meta.retries,
+            max_result_tokens: spec.meta.max_result_tokens,
             cancel_grace: spec.meta.cancel_grace,
             permits: spec.meta.max_concurrency.map(|limit| {
                 Arc::new(tokio::sync::Semaphore::new(
@@ -307,6 +314,8 @@ pub struct ToolRegistryBuilder {
     extensions: Extensions,
     max_concurrency: Option<usize>,
     max_output_bytes: Option<usize>,
+    max_result_tokens: Option<usize>,
+    result_overflow: Option<Arc<dyn ResultOverflow>>,
     caller: Option<Arc<dyn Caller>>,
     policy: Option<Policy>,
     approver: Option<Arc<dyn Approver>>,
@@ -327,6 +336,8 @@ impl Default for ToolRegistryBuilder {
             extensions: Extensions::new(),
             max_concurrency: None,
             max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
+            max_result_tokens: None,
+            result_overflow: None,
             caller: None,
             policy: None,
             approver: None,
@@ -375,6 +386,25 @@ impl ToolRegistryBuilder {
     /// [`ToolContext::extension`](crate::context::ToolContext::extension).
     pub fn extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
+        self
+    }
+
+    /// Fits every result to `tokens` of the model's context, counted for the dialect the
+    /// result goes to (the call's [`DefinitionOptions`](crate::dialect::DefinitionOptions);
+    /// see [`tokens`](crate::tokens) for how each is counted); a tool's own
+    /// [`max_result_tokens`](crate::tool::ToolMeta::max_result_tokens) wins. The text
+    /// is kept line by line while it fits and ends with a note saying how much was left
+    /// out and where it is: with a [`result_overflow`](Self::result_overflow) store, the
+    /// whole result is kept there for the model to page through. Default: no budget.
+    pub fn max_result_tokens(mut self, tokens: usize) -> Self {
+        self.max_result_tokens = Some(tokens);
+        self
+    }
+
+    /// Keeps the whole text of results that did not fit their budget (see
+    /// [`max_result_tokens`](Self::max_result_tokens)); without one the rest is left out.
+    pub fn result_overflow(mut self, store: impl ResultOverflow) -> Self {
+        self.result_overflow = Some(Arc::new(store));
         self
     }
 
@@ -504,6 +534,8 @@ impl ToolRegistryBuilder {
                 extensions: self.extensions,
                 max_concurrency: self.max_concurrency,
                 max_output_bytes: self.max_output_bytes,
+                max_result_tokens: self.max_result_tokens,
+                result_overflow: self.result_overflow,
                 caller: self.caller,
                 policy: self.policy,
                 approver: self.approver,
@@ -725,6 +757,19 @@ impl ToolRegistry {
     /// The session this handle stamps on calls, if any.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// Whether the registry keeps results that did not fit their budget (see
+    /// [`ToolRegistryBuilder::result_overflow`]).
+    pub fn keeps_results(&self) -> bool {
+        self.config().result_overflow.is_some()
+    }
+
+    /// The text of a result that did not fit its budget, which the registry's
+    /// [`ResultOverflow`] kept at `uri` (the link a cut result carries); `None` for a URI
+    /// it does not know. A server answers a client's read of the link with it.
+    pub async fn kept_result(&self, uri: &str) -> Option<String> {
+        self.config().result_overflow.as_ref()?.read(uri).await
     }
 
     pub(crate) fn config(&self) -> &Config {

@@ -145,6 +145,7 @@ impl<'a> AuditRecorder<'a> {
                     Ok(value) => pending.redacted(&value),
                     Err(_) => pending.arguments = pending.config.redactor.raw(text),
                 },
+                ToolArguments::Freeform(text) => pending.arguments = pending.config.redactor.raw(text),
             }
         }
     }

@@ -997,3 +997,97 @@ async fn the_principal_reaches_the_tool_hooks_approver_audit_and_a_resumed_call(
         ]
     );
 }
+
+/// Arguments of `shout`, which also takes its text freeform.
+#[derive(Deserialize, JsonSchema)]
+struct ShoutArgs {
+    /// What to shout.
+    text: String,
+}
+
+struct Shout;
+
+impl TypedTool for Shout {
+    type Args = ShoutArgs;
+    type Output = String;
+
+    fn meta() -> ToolMeta {
+        ToolMeta::new("shout", "Shout a text.")
+            .read_only(true)
+            .freeform(crate::spec::Freeform::lark("start: /[a-z ]+/", "text"))
+    }
+
+    async fn run(&self, args: ShoutArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
+        Ok(args.text.to_uppercase())
+    }
+}
+
+#[tokio::test]
+async fn a_freeform_call_fills_the_declared_argument_and_is_audited_as_such() {
+    let audit = Arc::new(MemoryAudit::new());
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    registry.register(Shout).unwrap();
+    registry.register(Add).unwrap();
+    let result = registry
+        .call(ToolCall::freeform("c1", "shout", "hello there"))
+        .await;
+    assert_eq!(
+        (result.is_error(), result.text().as_str()),
+        (false, "HELLO THERE")
+    );
+    assert_eq!(audit.events()[0].arguments, json!({"text": "hello there"}));
+    // A tool without the form refuses raw text, with what to do instead.
+    let refused = registry.call(ToolCall::freeform("c2", "add", "1 + 2")).await;
+    assert!(refused.is_error());
+    assert_eq!(refused.outcome, Outcome::InvalidArguments);
+    assert!(
+        refused
+            .text()
+            .contains("are raw text (a custom tool call), but the tool takes a JSON object"),
+        "{}",
+        refused.text()
+    );
+    // The ordinary JSON form still works.
+    let json_call = registry
+        .call(ToolCall::new("c3", "shout", json!({"text": "hi"})))
+        .await;
+    assert_eq!(json_call.text(), "HI");
+}
+
+#[test]
+fn freeform_tools_are_custom_tools_only_for_openai_and_only_when_asked() {
+    use crate::dialect::{DefinitionOptions, Dialect};
+    let registry = ToolRegistry::new();
+    registry.register(Shout).unwrap();
+    registry.register(Add).unwrap();
+    let custom = |dialect| registry.definitions_with(DefinitionOptions::new(dialect).custom_tools(true));
+    let responses = custom(Dialect::OpenAiResponses);
+    assert_eq!(
+        responses[0],
+        json!({
+            "type": "custom",
+            "name": "shout",
+            "description": "Shout a text.",
+            "format": {"type": "grammar", "syntax": "lark", "definition": "start: /[a-z ]+/"},
+        })
+    );
+    assert_eq!(
+        responses[1]["type"], "function",
+        "a tool without the form is a function"
+    );
+    assert_eq!(
+        custom(Dialect::OpenAiChat)[0],
+        json!({
+            "type": "custom",
+            "custom": {
+                "name": "shout",
+                "description": "Shout a text.",
+                "format": {"type": "grammar", "grammar": {"syntax": "lark", "definition": "start: /[a-z ]+/"}},
+            },
+        })
+    );
+    assert!(custom(Dialect::Anthropic)[0].get("input_schema").is_some());
+    // Off by default: the function form.
+    let plain = registry.definitions(Dialect::OpenAiResponses);
+    assert_eq!(plain[0]["type"], "function");
+}

@@ -23,17 +23,22 @@ pub enum ArgumentKind {
     /// Environment variables the tool sets for a program: an object of names to values,
     /// or an array of `{"name": …, "value": …}` objects (`exec`'s `env`).
     Environment,
+    /// A patch in Codex's format ([`crate::patch`]) the tool applies in its workspace
+    /// (`apply_patch`'s `input`): rules see every path it names, each as a
+    /// [`WorkspacePath`](Self::WorkspacePath).
+    Patch,
 }
 
 impl ArgumentKind {
     /// The name in `#[tool(kinds(…))]` and in explanations: `command`, `path`, `url`,
-    /// `env`.
+    /// `env`, `patch`.
     pub fn as_str(self) -> &'static str {
         match self {
             ArgumentKind::ShellCommand => "command",
             ArgumentKind::WorkspacePath => "path",
             ArgumentKind::Url => "url",
             ArgumentKind::Environment => "env",
+            ArgumentKind::Patch => "patch",
         }
     }
 
@@ -44,6 +49,7 @@ impl ArgumentKind {
             Self::WorkspacePath,
             Self::Url,
             Self::Environment,
+            Self::Patch,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == name)

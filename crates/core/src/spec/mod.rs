@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod argument_kind;
+mod freeform;
 pub(crate) mod header_argument;
 mod task_support;
 
 pub use argument_kind::ArgumentKind;
+pub use freeform::{Freeform, FreeformFormat};
 pub use task_support::TaskSupport;
 
 // The rule lives in agent-tools-rules, which agent-tools-macros shares (its crate docs say why).
@@ -75,6 +77,9 @@ pub struct ToolMeta {
     pub retries: Option<u32>,
     /// At most this many calls of the tool run at once; the others wait.
     pub max_concurrency: Option<u32>,
+    /// The most tokens of the model's context its result may take; overrides the
+    /// registry's budget (see [`max_result_tokens`](Self::max_result_tokens)).
+    pub max_result_tokens: Option<usize>,
     /// The tool changes files in the workspace and nothing else (see
     /// [`edits_files`](Self::edits_files)).
     pub edits_files: bool,
@@ -94,6 +99,8 @@ pub struct ToolMeta {
     /// How much of a call's arguments the audit log keeps at least (see
     /// [`audit_argument_bytes`](Self::audit_argument_bytes)).
     pub audit_argument_bytes: Option<usize>,
+    /// The tool's freeform form, if it has one (see [`freeform`](Self::freeform)).
+    pub freeform: Option<Freeform>,
 }
 
 impl ToolMeta {
@@ -108,6 +115,7 @@ impl ToolMeta {
             cancel_grace: None,
             retries: None,
             max_concurrency: None,
+            max_result_tokens: None,
             edits_files: false,
             defer: false,
             argument_kinds: Vec::new(),
@@ -115,7 +123,19 @@ impl ToolMeta {
             task: None,
             explicit_task_start: false,
             audit_argument_bytes: None,
+            freeform: None,
         }
+    }
+
+    /// Lets the model call the tool with one raw text instead of JSON arguments, where
+    /// the provider can (OpenAI's custom tools, offered when a request asks with
+    /// [`DefinitionOptions::custom_tools`](crate::dialect::DefinitionOptions::custom_tools)):
+    /// the text fills the string argument the [`Freeform`] names
+    /// ([`ToolCall::freeform`](crate::ToolCall::freeform)). The JSON form stays, for every
+    /// other provider and request.
+    pub fn freeform(mut self, freeform: Freeform) -> Self {
+        self.freeform = Some(freeform);
+        self
     }
 
     /// Sets the human-readable title.
@@ -182,6 +202,15 @@ impl ToolMeta {
     /// it is in; further calls wait, and the wait counts toward their timeout.
     pub fn max_concurrency(mut self, limit: u32) -> Self {
         self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// Fits the tool's results to `tokens` of the model's context, counted for the
+    /// dialect the result goes to ([`tokens`](crate::tokens)); what does not fit goes to
+    /// the registry's [`ResultOverflow`](crate::output::ResultOverflow). Overrides the
+    /// registry's [`max_result_tokens`](crate::registry::ToolRegistryBuilder::max_result_tokens).
+    pub fn max_result_tokens(mut self, tokens: usize) -> Self {
+        self.max_result_tokens = Some(tokens);
         self
     }
 

@@ -26,8 +26,9 @@ use agent_tools_core::{
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
     CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
-    ToolsCapability, UpdateTaskParams,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, ToolsCapability, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -103,12 +104,17 @@ impl McpHandler {
     /// A handler for `registry`, named `agent-tools` with this crate's version.
     #[allow(deprecated)] // Logging: see `client_caller`.
     pub fn new(registry: ToolRegistry) -> Self {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
             .enable_tasks()
             .build();
+        // The results cut to their budget link to the whole text, which a client reads as
+        // a resource (none are listed: each is reached by its link).
+        if registry.keeps_results() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("agent-tools", env!("CARGO_PKG_VERSION")));
         Self {
@@ -227,6 +233,10 @@ impl McpHandler {
         }
         if let Some(token) = context.meta.get_progress_token() {
             call = call.with_progress(notifier.progress_reporter(token));
+        }
+        // Claude Code's cap on a result's size, honoured as the call's own.
+        if let Some(chars) = context.meta.get(MAX_RESULT_SIZE_CHARS).and_then(Value::as_u64) {
+            call = call.with_max_result_chars(usize::try_from(chars).unwrap_or(usize::MAX));
         }
         // SEP-414: the client's trace continues here (a malformed value is dropped).
         if let Some(traceparent) = context.meta.get_traceparent()
@@ -383,6 +393,9 @@ fn speaks_2026(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
 
+/// The `_meta` key of a request by which Claude Code caps a result's size in characters.
+const MAX_RESULT_SIZE_CHARS: &str = "anthropic/maxResultSizeChars";
+
 /// What a 2026-07-28 `tools/call` brings for its questions: the sealed state of earlier
 /// rounds and the answers to the last round's questions.
 struct Round2026 {
@@ -393,6 +406,26 @@ struct Round2026 {
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         (*self.config).clone()
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let Some(text) = self.registry.kept_result(&request.uri).await else {
+            return Err(McpError::resource_not_found(
+                format!("no resource `{}`", request.uri),
+                None,
+            ));
+        };
+        let contents = vec![ResourceContents::text(text, request.uri)];
+        // A kept result never changes (a day, not forever: the file may be pruned), and
+        // is the caller's own.
+        Ok(ReadResourceResult::new(contents)
+            .with_ttl_ms(86_400_000)
+            .with_cache_scope(CacheScope::Private)
+            .into())
     }
 
     async fn list_tools(

@@ -18,6 +18,7 @@ mod oauth_resource;
 #[cfg(feature = "oauth")]
 mod oauth_tool_search;
 mod request_2026;
+mod result_budget;
 mod revision_2026;
 mod serve;
 mod tasks;

@@ -25,7 +25,7 @@ const RANKING_BUDGET: usize = 10_000_000;
 const MAX_COMPARED_CHARS: usize = 1000;
 
 /// The most similar region as (first line, last line, similarity 0–1, text), 1-based.
-pub(super) fn closest_region(text: &str, quote: &str) -> Option<(usize, usize, f64, String)> {
+pub(in crate::fs) fn closest_region(text: &str, quote: &str) -> Option<(usize, usize, f64, String)> {
     if text.len() > MAX_TEXT_BYTES || quote.trim().is_empty() {
         return None;
     }

@@ -12,7 +12,7 @@
 //! only counted), and the near-miss hint (`closest.rs`).
 
 mod apply;
-mod closest;
+pub(super) mod closest;
 
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -29,9 +29,9 @@ use apply::{Change, Document};
 pub(super) const MAX_DIFF_BYTES: usize = 64 * 1024;
 /// Largest file edited, and largest result written (each is held in memory, twice,
 /// while the edits apply).
-const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Longest the diff may take to compute before `similar` approximates it.
-const DIFF_TIME: Duration = Duration::from_secs(1);
+pub(super) const DIFF_TIME: Duration = Duration::from_secs(1);
 
 /// One edit: `old_text` → `new_text`, or lines `start_line`..=`end_line` → `new_text`, or
 /// `new_text` inserted before `start_line`.
@@ -110,7 +110,7 @@ impl Planned {
 /// Reads the file and applies the edits in memory.
 fn plan(ws: &Workspace, args: EditFileArgs) -> Result<Planned, ToolError> {
     let changes = changes(args.edit, args.edits)?;
-    let (shown, original) = read_text(ws, &args.path)?;
+    let (shown, original) = read_text(ws, &args.path, "edit_file")?;
     let mut document = Document::new(&original, MAX_FILE_BYTES as usize);
     let mut summary = Vec::new();
     for (index, change) in changes.iter().enumerate() {
@@ -141,14 +141,15 @@ fn plan(ws: &Workspace, args: EditFileArgs) -> Result<Planned, ToolError> {
     })
 }
 
-/// The file's text, and its path as shown; files too large or not UTF-8 are refused.
-pub(super) fn read_text(ws: &Workspace, path: &str) -> Result<(String, String), ToolError> {
+/// The file's text, and its path as shown; files too large or not UTF-8 are refused,
+/// in messages naming `tool`.
+pub(super) fn read_text(ws: &Workspace, path: &str, tool: &str) -> Result<(String, String), ToolError> {
     let opened = ws.open_file(path)?;
     let shown = Workspace::display(&opened.path);
     let size = opened.metadata.len();
     if size > MAX_FILE_BYTES {
         return Err(ToolError::new(format!(
-            "`{shown}` has {size} bytes; edit_file edits files up to {MAX_FILE_BYTES} bytes (use write_file to replace it)"
+            "`{shown}` has {size} bytes; {tool} edits files up to {MAX_FILE_BYTES} bytes (use write_file to replace it)"
         )));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
@@ -159,7 +160,7 @@ pub(super) fn read_text(ws: &Workspace, path: &str) -> Result<(String, String), 
         .map_err(|error| ToolError::new(format!("cannot read `{shown}`: {error}")))?;
     let text = String::from_utf8(bytes).map_err(|_| {
         ToolError::new(format!(
-            "`{shown}` is not UTF-8 text; edit_file edits text files only"
+            "`{shown}` is not UTF-8 text; {tool} edits text files only"
         ))
     })?;
     Ok((shown, text))
@@ -195,21 +196,43 @@ fn changes(single: Edit, list: Option<Vec<Edit>>) -> Result<Vec<Change>, ToolErr
 /// read like any other. A diff that ran out of time is correct but may show more lines
 /// as changed than were, and says so.
 pub(super) fn diff(shown: &str, before: &str, after: &str) -> String {
+    let names = DiffNames {
+        old: shown,
+        new: shown,
+    };
+    diff_within(names, before, after, Instant::now() + DIFF_TIME, MAX_DIFF_BYTES)
+}
+
+/// The file names a diff's header shows: `a/OLD`, `b/NEW`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DiffNames<'a> {
+    pub(super) old: &'a str,
+    pub(super) new: &'a str,
+}
+
+/// [`diff`] with its own names, deadline and cap on the text kept (for several files
+/// sharing one budget).
+pub(super) fn diff_within(
+    names: DiffNames<'_>,
+    before: &str,
+    after: &str,
+    deadline: Instant,
+    max: usize,
+) -> String {
     let before = before.replace("\r\n", "\n");
     let after = after.replace("\r\n", "\n");
-    let deadline = Instant::now() + DIFF_TIME;
     let diff = similar::TextDiff::configure()
         .deadline(deadline)
         .diff_lines(&before, &after);
     let ran_out = Instant::now() > deadline;
-    let mut text = Capped::new(MAX_DIFF_BYTES);
+    let mut text = Capped::new(max);
     // Writing to a `Capped` cannot fail.
     let _ = write!(
         text,
         "{}",
         diff.unified_diff()
             .context_radius(3)
-            .header(&format!("a/{shown}"), &format!("b/{shown}"))
+            .header(&format!("a/{}", names.old), &format!("b/{}", names.new))
     );
     let mut out = text.kept;
     if text.total > out.len() {

@@ -48,8 +48,15 @@ pub struct ReadFileArgs {
     pub limit: Option<u32>,
 }
 
-/// Reads a page of a text file (or an image) from the workspace.
-pub(crate) fn read_file(ws: &Workspace, args: ReadFileArgs) -> Result<ToolOutput, ToolError> {
+/// Reads a page of a text file (or an image) from the workspace. A page stops at
+/// [`MAX_OUTPUT_BYTES`], or sooner at `budget_bytes`, what the call's result budget holds
+/// ([`ResultBudget::text_bytes`](agent_tools_core::tokens::ResultBudget::text_bytes)): the
+/// page then says where to go on, rather than the registry cutting it.
+pub(crate) fn read_file(
+    ws: &Workspace,
+    args: ReadFileArgs,
+    budget_bytes: Option<usize>,
+) -> Result<ToolOutput, ToolError> {
     let mut opened = ws
         .open_file(&args.path)
         .map_err(|error| not_found_hint(ws, &args.path, error))?;
@@ -70,7 +77,8 @@ pub(crate) fn read_file(ws: &Workspace, args: ReadFileArgs) -> Result<ToolOutput
             let first = args.offset.unwrap_or(1).max(1) as usize;
             let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1) as usize;
             let reader = BufReader::with_capacity(64 * 1024, head.chain(opened.file));
-            let page = Page::read(reader, first - 1, limit).map_err(|e| io_error(&shown, e))?;
+            let cap = PageCap::of(budget_bytes);
+            let page = Page::read(reader, first - 1, limit, cap).map_err(|e| io_error(&shown, e))?;
             page.render(&shown, first).map(ToolOutput::text)
         }
     }
@@ -123,17 +131,43 @@ struct Page {
     total: usize,
     /// Some bytes were not UTF-8.
     lossy: bool,
-    /// The output cap stopped the page early.
+    /// The most text the page may hold.
+    cap: PageCap,
+    /// The cap stopped the page early.
     capped: bool,
 }
 
+/// The most text a page holds: [`MAX_OUTPUT_BYTES`], or less to fit the result budget.
+#[derive(Clone, Copy)]
+struct PageCap {
+    bytes: usize,
+    by_budget: bool,
+}
+
+impl PageCap {
+    fn of(budget_bytes: Option<usize>) -> Self {
+        match budget_bytes {
+            // A page holds at least a line or so, whatever the budget.
+            Some(bytes) if bytes < MAX_OUTPUT_BYTES => Self {
+                bytes: bytes.max(1024),
+                by_budget: true,
+            },
+            _ => Self {
+                bytes: MAX_OUTPUT_BYTES,
+                by_budget: false,
+            },
+        }
+    }
+}
+
 impl Page {
-    fn read(reader: impl BufRead, skip: usize, limit: usize) -> std::io::Result<Page> {
+    fn read(reader: impl BufRead, skip: usize, limit: usize, cap: PageCap) -> std::io::Result<Page> {
         let mut page = Page {
             text: String::new(),
             shown: 0,
             total: 0,
             lossy: false,
+            cap,
             capped: false,
         };
         let mut lines = BoundedLines::new(reader, KEEP_LINE_BYTES);
@@ -161,7 +195,7 @@ impl Page {
             self.total,
             cut_line(&text, MAX_LINE_CHARS, left_out)
         );
-        if self.text.len() + rendered.len() > MAX_OUTPUT_BYTES {
+        if self.text.len() + rendered.len() > self.cap.bytes {
             self.capped = true;
             return;
         }
@@ -186,9 +220,14 @@ impl Page {
         }
         let mut out = format!("{header}\n{}", self.text);
         if self.capped {
+            let why = if self.cap.by_budget {
+                " to fit the result budget"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "[output capped at {}]\n",
-                human_size(MAX_OUTPUT_BYTES as u64)
+                "[output capped at {}{why}]\n",
+                human_size(self.cap.bytes as u64)
             ));
         }
         if last < self.total {

@@ -18,6 +18,7 @@ fn read(ws: &Workspace, path: &str, offset: Option<u32>, limit: Option<u32>) -> 
             offset,
             limit,
         },
+        None,
     )
     .map(|output| output.text_content())
     .map_err(|error| error.to_string())
@@ -93,6 +94,7 @@ fn empty_invalid_utf8_binary_and_images() {
             offset: None,
             limit: None,
         },
+        None,
     )
     .unwrap();
     assert_eq!(output.text_content(), "`pic.png`: image/png image, 16 B");

@@ -1,0 +1,5 @@
+def greet():
+    print("Hello")
+
+def main():
+    greet()

@@ -153,7 +153,7 @@ pub use agent_tools_macros::tool;
 pub use agent_tools_macros::toolset;
 
 /// The built-in agent tools: one Cargo feature per family (`fs`, `shell`, `web`, `memory`,
-/// `agent`, `screen`, `media`, `image`; `builtins` for all).
+/// `agent`, `screen`, `media`, `image`, `plan`; `builtins` for all).
 #[cfg(any(
     feature = "fs",
     feature = "shell",
@@ -162,7 +162,8 @@ pub use agent_tools_macros::toolset;
     feature = "agent",
     feature = "screen",
     feature = "media",
-    feature = "image"
+    feature = "image",
+    feature = "plan"
 ))]
 pub use agent_tools_builtins as builtins;
 

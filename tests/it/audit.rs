@@ -271,3 +271,51 @@ async fn a_secret_argument_quoted_bare_in_an_error_is_redacted_there_too() {
         "{lines:?}"
     );
 }
+
+/// Keep a list, whole, in the audit log.
+#[tool(audit_argument_bytes = 65536)]
+async fn keep_list(
+    /// The items.
+    items: Vec<String>,
+) -> String {
+    items.len().to_string()
+}
+
+/// Count a list; its arguments are cut at the registry's cap.
+#[tool]
+async fn plain_list(
+    /// The items.
+    items: Vec<String>,
+) -> String {
+    items.len().to_string()
+}
+
+/// A tool that declares `audit_argument_bytes` keeps that much of its arguments when the
+/// registry's cap is lower; other tools are still cut at the registry's.
+#[tokio::test]
+async fn a_tool_may_keep_more_of_its_arguments_than_the_registry_cap() {
+    let memory = MemoryAudit::new();
+    let registry = ToolRegistry::builder().audit(memory.clone()).build();
+    registry.register(KeepListTool).unwrap();
+    registry.register(PlainListTool).unwrap();
+    let items: Vec<String> = (0..50).map(|n| format!("{n:02} {}", "y".repeat(200))).collect();
+    let result = registry
+        .call(ToolCall::new(
+            "1",
+            "keep_list",
+            serde_json::json!({"items": items}),
+        ))
+        .await;
+    assert_eq!(result.text(), "50");
+    registry
+        .call(ToolCall::new(
+            "2",
+            "plain_list",
+            serde_json::json!({"items": items}),
+        ))
+        .await;
+    let events = memory.events();
+    assert_eq!(events[0].arguments, serde_json::json!({"items": items}));
+    assert!(events[0].arguments.to_string().len() > 10_000);
+    assert_eq!(events[1].arguments["truncated"], true, "{}", events[1].arguments);
+}

@@ -1,5 +1,5 @@
 //! The built-in agent tool set of agent-tools: files, shell, web, memory, sub-agents,
-//! screenshots, media and images, each built with `#[tool]` and registered through one generated
+//! screenshots, media, images and plans, each built with `#[tool]` and registered through one generated
 //! `register_all`.
 //!
 //! [`Builtins`] is the manifest: one `#[toolset]` impl whose methods are the tools — the
@@ -22,6 +22,7 @@
 //! | `screen` | `screenshot` (and `web`, whose SSRF guard page captures use) | `x11rb`, `png` |
 //! | `media` | `send_media` | `reqwest` (multipart) |
 //! | `image` | `view_image` | `image` (PNG, JPEG, GIF and WebP only) |
+//! | `plan` | `update_plan` (the model's plan per session, [`plan::Plans`]) | — |
 //!
 //! [`Workspace`] and the configuration types are always there: a configuration file that
 //! names a family this build leaves out still reads.
@@ -65,6 +66,8 @@ pub mod media;
 pub mod memory;
 #[cfg(feature = "memory")]
 mod memory_source;
+#[cfg(feature = "plan")]
+pub mod plan;
 #[cfg(any(feature = "shell", feature = "screen"))]
 mod process_group;
 pub mod result_files;
@@ -73,6 +76,8 @@ pub mod screen;
 mod setup_error;
 #[cfg(feature = "shell")]
 pub mod shell;
+#[cfg(any(feature = "memory", feature = "plan"))]
+mod state_dir;
 mod text_format;
 #[cfg(feature = "web")]
 pub mod web;

@@ -20,6 +20,8 @@ use crate::media::{self, MediaConfig, MediaSender};
 use crate::memory::{self, MemoryStore};
 #[cfg(feature = "memory")]
 use crate::memory_source::MemorySource;
+#[cfg(feature = "plan")]
+use crate::plan::{self, Plans};
 #[cfg(feature = "screen")]
 use crate::screen::{self, ScreenshotConfig};
 #[cfg(feature = "shell")]
@@ -51,6 +53,8 @@ pub struct Builtins {
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
     #[cfg(feature = "screen")]
     screenshot: ScreenshotConfig,
+    #[cfg(feature = "plan")]
+    plans: Plans,
 }
 
 impl std::fmt::Debug for Builtins {
@@ -67,6 +71,8 @@ impl std::fmt::Debug for Builtins {
         debug.field("memory", &self.memory.is_some());
         #[cfg(feature = "media")]
         debug.field("send_media", &self.media.is_some());
+        #[cfg(feature = "plan")]
+        debug.field("plans", &self.plans);
         debug.finish()
     }
 }
@@ -108,12 +114,20 @@ impl Builtins {
             media: None,
             #[cfg(feature = "screen")]
             screenshot: ScreenshotConfig::default(),
+            #[cfg(feature = "plan")]
+            plans: Plans::new(),
         }
     }
 
     /// The workspace the tools work in.
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
+    }
+
+    /// The plans `update_plan` keeps (a handle sharing them).
+    #[cfg(feature = "plan")]
+    pub fn plans(&self) -> &Plans {
+        &self.plans
     }
 }
 
@@ -137,6 +151,8 @@ pub struct BuiltinsBuilder {
     media: Option<(Arc<dyn MediaSender>, MediaConfig)>,
     #[cfg(feature = "screen")]
     screenshot: ScreenshotConfig,
+    #[cfg(feature = "plan")]
+    plans: Plans,
 }
 
 impl BuiltinsBuilder {
@@ -225,6 +241,15 @@ impl BuiltinsBuilder {
         self
     }
 
+    #[cfg(feature = "plan")]
+    /// Where `update_plan` keeps the sessions' plans; keep a clone to read them. The
+    /// default, [`Plans::new`], keeps them in memory only; [`Plans::for_workspace`] also
+    /// writes them outside the workspace, where `agent-tools plan` finds them.
+    pub fn plans(mut self, plans: Plans) -> Self {
+        self.plans = plans;
+        self
+    }
+
     /// Checks the settings (guard patterns compile, HTTP clients build).
     pub fn build(self) -> Result<Builtins, SetupError> {
         #[cfg(feature = "memory")]
@@ -252,6 +277,8 @@ impl BuiltinsBuilder {
             media: self.media,
             #[cfg(feature = "screen")]
             screenshot: self.screenshot,
+            #[cfg(feature = "plan")]
+            plans: self.plans,
             workspace: self.workspace,
         })
     }
@@ -584,6 +611,30 @@ impl Builtins {
             Some((sender, config)) => media::send_media(&self.workspace, sender.as_ref(), config, args).await,
             None => Err(ToolError::new("sending media is not configured")),
         }
+    }
+
+    /// Keep your plan for the task — your to-do list: a few short steps, each `pending`,
+    /// `in_progress` or `completed`, which the user sees as a checklist.
+    ///
+    /// Send the whole plan every time; it replaces the previous one. Mark a step
+    /// `in_progress` when you start it and `completed` as soon as it is done; at most one
+    /// step is `in_progress` at a time. Add, drop or reword steps as you learn, and say why
+    /// in `explanation`. Use it for work of several steps, not for a single quick action.
+    /// At most 50 steps of 256 characters. Returns the plan as it now stands.
+    #[tool(
+        idempotent,
+        destructive = false,
+        open_world = false,
+        audit_argument_bytes = 65536,
+        title = "Update plan"
+    )]
+    #[cfg(feature = "plan")]
+    fn update_plan(
+        &self,
+        ctx: &ToolContext,
+        args: plan::UpdatePlanArgs,
+    ) -> Result<plan::PlanOutput, ToolError> {
+        plan::update_plan(&self.plans, ctx.session_id(), args)
     }
 }
 

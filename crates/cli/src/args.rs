@@ -163,6 +163,22 @@ pub(super) enum Command {
         /// Print the whole result as JSON (content parts, structured output, is_error).
         #[arg(long)]
         json: bool,
+        /// Make the call in this session (e.g. update_plan's plan is the session's).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+    },
+    /// Show the plans models keep with update_plan in the workspace's sessions, the one
+    /// updated last first, as checklists: [x] completed, [~] in progress, [ ] pending.
+    #[command(
+        after_help = "Examples:\n  agent-tools --workspace ./project plan\n  agent-tools plan --session 5f0c…   (one session's plan)\n  agent-tools plan --json\n\nPlans are kept outside the workspace, in $XDG_DATA_HOME (or ~/.local/share)\n/agent-tools/workspaces/<name>-<hash>/plans/, one file per session, written by every\nprocess serving or calling the workspace's tools. Exit status 1 when --session has no plan."
+    )]
+    Plan {
+        /// Only this session's plan.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Print JSON: the plan with --session, else an array of plans.
+        #[arg(long)]
+        json: bool,
     },
     /// Test a policy: what it does with a call, and why.
     #[command(subcommand)]

@@ -199,12 +199,14 @@ fn unknown_tool(registry: &ToolRegistry, name: &str) -> CliError {
     CliError(format!("no tool named `{name}` ({available})"))
 }
 
-/// `call`: one call through the registry. Returns whether the result was an error.
+/// `call`: one call through the registry, in `session` if given. Returns whether the
+/// result was an error.
 pub(super) async fn call(
     registry: &ToolRegistry,
     name: &str,
     arguments: Option<&str>,
     json: bool,
+    session: Option<&str>,
     io: &mut Io<'_>,
 ) -> Result<bool, CliError> {
     let arguments = match arguments {
@@ -218,7 +220,11 @@ pub(super) async fn call(
         Some(text) => text.to_owned(),
         None => "{}".to_owned(),
     };
-    let result = registry.call(ToolCall::new("cli-1", name, arguments)).await;
+    let mut call = ToolCall::new("cli-1", name, arguments);
+    if let Some(session) = session {
+        call = call.with_session_id(session);
+    }
+    let result = registry.call(call).await;
     if json {
         let rendered = serde_json::json!({
             "call_id": result.call_id,

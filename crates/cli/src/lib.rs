@@ -39,6 +39,7 @@ mod commands;
 mod config;
 mod mounts;
 mod observe;
+mod plans;
 mod policy;
 mod runtime;
 mod serve;
@@ -264,6 +265,10 @@ where
     if let Command::Approvals(command) = &cli.command {
         return tasks::approvals(command, &settings.config.tasks, io).await;
     }
+    // Plans are read from their files: no tools, no mounts.
+    if let Command::Plan { session, json } = &cli.command {
+        return plans::show(settings.workspace.root(), session.as_deref(), *json, io);
+    }
     let observers = observe::Observers::open(&cli.global, &settings).await?;
     let approver = terminal_approver(cli.global.ask, &cli.command)?;
     let registry = build_registry(&settings, &observers, approver)?;
@@ -324,8 +329,17 @@ async fn run_command(
             name,
             arguments,
             json,
+            session,
         } => {
-            let failed = commands::call(&registry, name, arguments.as_deref(), *json, io).await?;
+            let failed = commands::call(
+                &registry,
+                name,
+                arguments.as_deref(),
+                *json,
+                session.as_deref(),
+                io,
+            )
+            .await?;
             Ok(if failed { EXIT_TOOL_ERROR } else { EXIT_OK })
         }
         Command::Serve {
@@ -352,7 +366,7 @@ async fn run_command(
             serve::serve(registry, http, tasks, io).await.map(|()| EXIT_OK)
         }
         // Answered before the registry is built (`execute`).
-        Command::Approvals(_) => Ok(EXIT_OK),
+        Command::Approvals(_) | Command::Plan { .. } => Ok(EXIT_OK),
     }
 }
 

@@ -29,6 +29,7 @@ const KNOWN: &[&str] = &[
     "cancel_grace",
     "retries",
     "max_concurrency",
+    "audit_argument_bytes",
     "max_result_tokens",
     "preview",
     "enabled",
@@ -74,6 +75,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) cancel_grace: Option<Duration>,
     pub(crate) retries: Option<u32>,
     pub(crate) max_concurrency: Option<u32>,
+    /// `audit_argument_bytes = 65536`: arguments the audit log keeps at least.
+    pub(crate) audit_argument_bytes: Option<u32>,
     /// `max_result_tokens = 20000`: the tool's result budget.
     pub(crate) max_result_tokens: Option<u32>,
     /// The function that previews a call for an approver (`preview = path`).
@@ -149,6 +152,7 @@ impl ToolAttrs {
             "cancel_grace" => self.cancel_grace = Some(duration_value(&meta, key)?),
             "retries" => self.retries = Some(count_value(&meta, key, 0)?),
             "max_concurrency" => self.max_concurrency = Some(count_value(&meta, key, 1)?),
+            "audit_argument_bytes" => self.audit_argument_bytes = Some(count_value(&meta, key, 1)?),
             "max_result_tokens" => self.max_result_tokens = Some(count_value(&meta, key, 1)?),
             "enabled" => {
                 let span = meta.span();

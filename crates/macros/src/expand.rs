@@ -125,6 +125,10 @@ fn meta_expr(def: &ToolDef) -> TokenStream {
             calls.push(quote!(.#method(#count)));
         }
     }
+    if let Some(bytes) = attrs.audit_argument_bytes {
+        let bytes = proc_macro2::Literal::usize_unsuffixed(usize::try_from(bytes).unwrap_or(usize::MAX));
+        calls.push(quote!(.audit_argument_bytes(#bytes)));
+    }
     if let Some(tokens) = attrs.max_result_tokens {
         // A `usize` in the generated code, whatever the target's width.
         let tokens = proc_macro2::Literal::usize_unsuffixed(usize::try_from(tokens).unwrap_or(usize::MAX));

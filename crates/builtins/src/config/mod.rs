@@ -72,6 +72,14 @@ pub struct BuiltinConfig {
     pub media: Option<MediaSection>,
     /// How `screenshot` captures.
     pub screenshot: ScreenshotSection,
+    /// Where `update_plan` keeps the sessions' plans — a handle, not read from the file:
+    /// give one ([`Plans`](crate::plan::Plans)) and keep a clone to read the plans from your
+    /// code. `None` keeps them in the workspace's state directory
+    /// ([`Plans::for_workspace`](crate::plan::Plans::for_workspace)), or in memory only
+    /// when there is no data directory outside the workspace.
+    #[cfg(feature = "plan")]
+    #[serde(skip)]
+    pub plans: Option<crate::plan::Plans>,
 }
 
 impl BuiltinConfig {
@@ -119,7 +127,13 @@ impl BuiltinConfig {
     ) -> Result<Builtins, SetupError> {
         #[cfg(feature = "memory")]
         let (workspace, memory) = self.memory.place(workspace, env)?;
+        #[cfg(feature = "plan")]
+        let plans = self.plans_handle(workspace.root(), env);
         let mut builder = Builtins::builder(workspace);
+        #[cfg(feature = "plan")]
+        {
+            builder = builder.plans(plans);
+        }
         #[cfg(feature = "memory")]
         if let Some(place) = memory {
             builder = self.memory.apply(builder, place);
@@ -142,6 +156,20 @@ impl BuiltinConfig {
         builder = self.with_media(builder, env)?;
         builder = self.with_subagents(builder, registry, env)?;
         builder.build()
+    }
+
+    /// The plans handle: the one given, else the workspace's state directory's, else
+    /// memory only (no data directory, or one inside the workspace: never a file there).
+    #[cfg(feature = "plan")]
+    fn plans_handle(
+        &self,
+        workspace_root: &std::path::Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> crate::plan::Plans {
+        use crate::plan::Plans;
+        self.plans
+            .clone()
+            .unwrap_or_else(|| Plans::for_workspace_with_env(workspace_root, env).unwrap_or_default())
     }
 
     /// `builder` with `send_media`, when the configuration has a `[media]` section.

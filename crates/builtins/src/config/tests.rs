@@ -135,6 +135,7 @@ fn tools_with_dependencies_register_only_with_them() {
         "memory_write",
         "memory_search",
         "memory_read",
+        "update_plan",
     ];
     assert_eq!(plain, expected);
     let no_memory = registered(&parse("[memory]\nenabled = false\n").unwrap(), &[]);

@@ -133,7 +133,7 @@ impl MemoryStore {
     /// directory's name and a hash of its canonical path, as in
     /// [`default_path`](Self::default_path) (`<name>-<16 hex digits>`).
     pub fn default_namespace(workspace_root: &Path) -> String {
-        location::directory_name(workspace_root)
+        crate::state_dir::directory_name(workspace_root)
     }
 
     /// The SQLite database file; `None` for PostgreSQL.

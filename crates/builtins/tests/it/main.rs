@@ -11,6 +11,8 @@ mod exec_background;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;
+#[cfg(feature = "plan")]
+mod plan;
 mod registration;
 #[cfg(feature = "fs")]
 mod result_budget;

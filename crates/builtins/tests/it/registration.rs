@@ -11,7 +11,7 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 13] = [
+const ALWAYS: [&str; 14] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -26,6 +26,7 @@ const ALWAYS: [&str; 13] = [
     "web_fetch",
     "screenshot",
     "view_image",
+    "update_plan",
 ];
 
 fn names(builtins: Builtins) -> Vec<String> {

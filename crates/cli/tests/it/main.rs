@@ -7,6 +7,7 @@ mod cli;
 mod cli_approve;
 mod cli_mount;
 mod cli_oauth;
+mod cli_plan;
 mod cli_policy;
 mod cli_telemetry;
 mod cli_tool_search;

@@ -201,6 +201,7 @@ async fn every_family_works(client: &Client, world: &World) {
         "memory_write",
         "send_media",
         "view_image",
+        "update_plan",
     ] {
         assert!(
             names.iter().any(|name| name == expected),
@@ -232,7 +233,7 @@ async fn every_family_works(client: &Client, world: &World) {
         .expect("an image part");
     assert_eq!((&viewed.mime_type, &viewed.data), (&image.mime_type, &image.data));
 
-    // Shell, web, memory, sub-agents, media.
+    // Shell, web, memory, sub-agents, media, plans.
     assert_ok(
         client,
         "exec",
@@ -266,6 +267,10 @@ async fn every_family_works(client: &Client, world: &World) {
     )
     .await;
     assert_ok(client, "send_media", json!({"paths": ["dot.png"]}), "dot.png").await;
+    let plan = json!({"plan": [{"step": "Check every family", "status": "in_progress"}]});
+    let plan = assert_ok(client, "update_plan", plan, "[~] Check every family").await;
+    let structured = plan.structured_content.expect("the plan as structured content");
+    assert_eq!(structured["plan"][0]["status"], "in_progress");
     // Screenshots: a page rendered by headless Chromium, returned as an image part (this
     // step is skipped, saying so, where Chromium is not installed; CI fails instead).
     if test_support::require_chromium().is_some() {

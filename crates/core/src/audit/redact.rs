@@ -54,6 +54,14 @@ impl Redactor {
         Self { max_bytes }
     }
 
+    /// This redactor with its cap raised to `bytes`, for a tool that keeps more of its
+    /// arguments ([`ToolMeta::audit_argument_bytes`](crate::tool::ToolMeta::audit_argument_bytes)).
+    pub(crate) fn at_least(&self, bytes: Option<usize>) -> Self {
+        Self {
+            max_bytes: self.max_bytes.max(bytes.unwrap_or(0)),
+        }
+    }
+
     /// A redacted, capped copy of parsed arguments.
     pub(crate) fn arguments(&self, arguments: &Value) -> Redacted {
         let mut secrets = Vec::new();

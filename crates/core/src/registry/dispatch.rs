@@ -157,6 +157,7 @@ impl ToolRegistry {
             let message = self.unknown_tool_message(name, visibility);
             return Finished::failure(Outcome::UnknownTool, message);
         };
+        recorder.argument_bytes(entry.tool.spec().meta.audit_argument_bytes);
         let freeform = entry
             .tool
             .spec()

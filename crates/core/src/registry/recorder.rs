@@ -33,6 +33,8 @@ struct Pending<'a> {
     call_id: String,
     tool: String,
     arguments: Value,
+    /// The tool's own cap on recorded arguments, when it keeps more than the registry's.
+    argument_bytes: Option<usize>,
     /// Values the arguments had under secret keys, to keep out of the error text.
     secrets: Vec<String>,
     /// The call's span, when the registry has a tracer.
@@ -90,6 +92,7 @@ impl<'a> AuditRecorder<'a> {
                 call_id: call_id.to_owned(),
                 tool: tool.to_owned(),
                 arguments: Value::Null,
+                argument_bytes: None,
                 secrets: Vec::new(),
                 span,
                 trace_context,
@@ -106,6 +109,14 @@ impl<'a> AuditRecorder<'a> {
         let pending = self.pending.as_ref()?;
         pending.span.as_ref()?;
         pending.trace_context.clone()
+    }
+
+    /// Keeps up to `bytes` of the arguments, when the tool asks for more than the
+    /// registry's cap ([`ToolMeta::audit_argument_bytes`](crate::tool::ToolMeta::audit_argument_bytes)).
+    pub(crate) fn argument_bytes(&mut self, bytes: Option<usize>) {
+        if let Some(pending) = &mut self.pending {
+            pending.argument_bytes = bytes;
+        }
     }
 
     /// Records the arguments as parsed (redacted and capped).
@@ -181,7 +192,11 @@ struct Ended {
 
 impl Pending<'_> {
     fn redacted(&mut self, arguments: &Value) {
-        let redacted = self.config.redactor.arguments(arguments);
+        let redacted = self
+            .config
+            .redactor
+            .at_least(self.argument_bytes)
+            .arguments(arguments);
         self.arguments = redacted.arguments;
         self.secrets = redacted.secrets;
     }

@@ -87,6 +87,9 @@ impl ToolRegistry {
         if let Some(context) = recorder.span_context() {
             options.trace_context = Some(context);
         }
+        if let Some(entry) = self.entry(&name) {
+            recorder.argument_bytes(entry.tool.spec().meta.audit_argument_bytes);
+        }
         recorder.arguments(&pending.arguments);
         let finished = self
             .decide_resumed(started, pending, options, decision, &mut recorder)

@@ -96,6 +96,9 @@ pub struct ToolMeta {
     /// A call becomes a task only when the tool says so (see
     /// [`explicit_task_start`](Self::explicit_task_start)).
     pub explicit_task_start: bool,
+    /// How much of a call's arguments the audit log keeps at least (see
+    /// [`audit_argument_bytes`](Self::audit_argument_bytes)).
+    pub audit_argument_bytes: Option<usize>,
     /// The tool's freeform form, if it has one (see [`freeform`](Self::freeform)).
     pub freeform: Option<Freeform>,
 }
@@ -119,6 +122,7 @@ impl ToolMeta {
             header_arguments: Vec::new(),
             task: None,
             explicit_task_start: false,
+            audit_argument_bytes: None,
             freeform: None,
         }
     }
@@ -281,6 +285,17 @@ impl ToolMeta {
     /// its start.
     pub fn explicit_task_start(mut self, yes: bool) -> Self {
         self.explicit_task_start = yes;
+        self
+    }
+
+    /// Keeps up to `bytes` of a call's arguments (as JSON) in its audit event and span when
+    /// the registry's cap
+    /// ([`audit_argument_limit`](crate::registry::ToolRegistryBuilder::audit_argument_limit),
+    /// 4096 by default) is lower: for a tool whose arguments are the record of what it
+    /// did, such as the built-in `update_plan`'s plan. Strings are still cut at 1024
+    /// bytes each and secrets still redacted.
+    pub fn audit_argument_bytes(mut self, bytes: usize) -> Self {
+        self.audit_argument_bytes = Some(bytes);
         self
     }
 

@@ -16,11 +16,11 @@
 //! exposed to `exec` this way and every other (it can delete the file); it is the user's
 //! choice, and documented as such.
 
-use std::io;
-use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use super::super::error::MemoryError;
+use crate::state_dir::{self, CreateDirError};
 
 /// The files SQLite keeps next to the database.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
@@ -51,41 +51,13 @@ pub(super) fn prepare(database: &Path) -> Result<(), MemoryError> {
     Ok(())
 }
 
-/// Each component of `directory` from the root: a directory (not a link to one), made
-/// when missing.
+/// The missing directories, made private, none of them a link
+/// ([`state_dir::create_private_dirs`], shared with the other state of a workspace).
 fn create_directories(directory: &Path) -> Result<(), MemoryError> {
-    let mut prefix = PathBuf::new();
-    for component in directory.components() {
-        prefix.push(component);
-        let metadata = match std::fs::symlink_metadata(&prefix) {
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                match std::fs::DirBuilder::new().mode(0o700).create(&prefix) {
-                    Err(error) if error.kind() != io::ErrorKind::AlreadyExists => {
-                        return Err(create_error(&prefix, error));
-                    }
-                    _ => {}
-                }
-                // Made by us or by a racing creator: look again, without following.
-                std::fs::symlink_metadata(&prefix).map_err(|error| create_error(&prefix, error))?
-            }
-            other => other.map_err(|error| create_error(&prefix, error))?,
-        };
-        if metadata.is_symlink() {
-            return Err(MemoryError::Symlink { path: prefix });
-        }
-        if !metadata.is_dir() {
-            let error = io::Error::new(io::ErrorKind::NotADirectory, "it is not a directory");
-            return Err(create_error(&prefix, error));
-        }
-    }
-    Ok(())
-}
-
-fn create_error(path: &Path, source: io::Error) -> MemoryError {
-    MemoryError::CreateDir {
-        path: path.to_owned(),
-        source,
-    }
+    state_dir::create_private_dirs(directory).map_err(|error| match error {
+        CreateDirError::Symlink { path } => MemoryError::Symlink { path },
+        CreateDirError::Io { path, source } => MemoryError::CreateDir { path, source },
+    })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use agent_tools_core::{ToolCall, ToolRegistry, tool::BoxFuture};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const ALWAYS: [&str; 14] = [
+const ALWAYS: [&str; 15] = [
     "read_file",
     "write_file",
     "edit_file",

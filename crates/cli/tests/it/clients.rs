@@ -218,7 +218,20 @@ fn builtin_calls(scene: &Scene) -> Vec<Call> {
         ),
         call("list_dir", json!({})),
         call("file_search", json!({"pattern": "alpha"})),
+        // A second run in the same workspace changes nothing, which apply_patch reports as
+        // an error: either result shows the call went through.
+        call_any(
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Add File: patched.txt\n+patched\n*** End Patch"}),
+        ),
         call("exec", json!({"command": "echo from-exec"})),
+        // Background processes belong to a session: over stateless HTTP each request is
+        // one, so the later calls may find no `p1` (an error result, as documented).
+        call("exec", json!({"command": "cat", "background": true})),
+        call("process_list", json!({})),
+        call_any("process_write", json!({"id": "p1", "input": "ping\n"})),
+        call_any("process_output", json!({"id": "p1", "wait_secs": 1})),
+        call_any("process_kill", json!({"id": "p1"})),
         call("web_fetch", json!({"url": scene.url()})),
         call("screenshot", json!({"target": "url", "url": scene.url()})),
         call("view_image", json!({"path": "dot.png"})),
@@ -228,6 +241,10 @@ fn builtin_calls(scene: &Scene) -> Vec<Call> {
         ),
         call("memory_search", json!({"query": "tea"})),
         call("memory_read", json!({"key": "tea"})),
+        call(
+            "update_plan",
+            json!({"plan": [{"step": "Call every tool", "status": "in_progress"}]}),
+        ),
     ]
 }
 
@@ -742,7 +759,10 @@ async fn the_inspector_lists_and_calls_every_tool_in_modern_mode() {
     )
     .await;
     let calls = builtin_calls(&scene);
-    assert_eq!(inspector_names(&listing).len(), calls.len(), "{listing}");
+    let mut called: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+    called.sort();
+    called.dedup();
+    assert_eq!(inspector_names(&listing).len(), called.len(), "{listing}");
     for call in &calls {
         let arguments = call.arguments.to_string();
         let method = [
@@ -755,7 +775,11 @@ async fn the_inspector_lists_and_calls_every_tool_in_modern_mode() {
             "--",
         ];
         let result = inspector_cli(&[&env[..], &method[..], &stdio[..]].concat(), &workspace).await;
-        assert_eq!(result["result"]["isError"], false, "{}: {result}", call.name);
+        // Each call is a server of its own here: the background process is gone by the
+        // time a later call names it.
+        if matches!(call.expect, Expect::Ok) {
+            assert_eq!(result["result"]["isError"], false, "{}: {result}", call.name);
+        }
     }
 
     // The gateway over stateless HTTP: every tool of every reference server.

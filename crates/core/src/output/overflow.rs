@@ -51,7 +51,7 @@ impl KeptResult {
     }
 }
 
-/// Keeps results that did not fit their budget (see the [module docs](self)).
+/// Keeps results that did not fit their budget (see [`ToolRegistryBuilder::result_overflow`](crate::registry::ToolRegistryBuilder::result_overflow)).
 pub trait ResultOverflow: Send + Sync + 'static {
     /// Keeps `result.text` and says where, or why it could not (the result is then cut
     /// with a note saying so, as without a store).

@@ -189,7 +189,7 @@ impl ParseError {
     }
 }
 
-/// The patch in the format's canonical form, which [`parse`] reads back as the same
+/// The patch in the format's canonical form, which [`parse()`] reads back as the same
 /// patch.
 impl fmt::Display for Patch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -58,14 +58,22 @@ fn marker() -> String {
     )
 }
 
-/// Processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> usize {
+/// The command lines (arguments separated by NUL) of the live processes, seen from
+/// outside any sandbox. Shared with the background processes' tests.
+pub(super) fn command_lines() -> Vec<Vec<u8>> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     entries
         .flatten()
         .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .collect()
+}
+
+/// Processes whose command line contains `needle`.
+pub(super) fn processes_with(needle: &str) -> usize {
+    command_lines()
+        .iter()
         .filter(|cmdline| {
             String::from_utf8_lossy(cmdline)
                 .replace('\0', " ")
@@ -74,9 +82,9 @@ fn processes_with(needle: &str) -> usize {
         .count()
 }
 
-/// Polls until `done` or five seconds have passed.
-async fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
+/// Polls until `done` or ten seconds have passed.
+pub(super) async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if done() {
             return true;

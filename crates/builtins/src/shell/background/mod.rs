@@ -164,5 +164,6 @@ impl Drop for Processes {
     }
 }
 
-#[cfg(test)]
+// Real processes under the real sandbox, seen in `/proc`: Linux only, as `shell::tests`.
+#[cfg(all(test, target_os = "linux"))]
 mod tests;

@@ -7,6 +7,7 @@ use agent_tools_core::ToolContext;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::shell::tests::{command_lines, eventually, processes_with};
 use crate::shell::{Exec, ExecArgs, exec};
 use crate::{ExecConfig, ExecSandbox, Workspace};
 
@@ -128,30 +129,10 @@ fn marker() -> String {
     )
 }
 
-/// Live processes whose command line contains `needle`, seen from outside the sandbox.
-fn processes_with(needle: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
-        .filter(|cmdline| {
-            String::from_utf8_lossy(cmdline)
-                .replace('\0', " ")
-                .contains(needle)
-        })
-        .count()
-}
-
 /// Live `sleep` processes with `marker` in their arguments (not the shells that run them).
 fn sleepers(marker: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+    command_lines()
+        .iter()
         .filter(|cmdline| {
             cmdline.starts_with(b"sleep\0") && String::from_utf8_lossy(cmdline).contains(marker)
         })
@@ -166,18 +147,6 @@ async fn until_listed_as_ended(setup: &Setup, ctx: &ToolContext, id: &str) {
         listed.contains(&format!("{id}: ")) && !listed.contains(&running)
     };
     assert!(eventually(ended).await, "{id} did not end");
-}
-
-/// Polls until `done` or ten seconds have passed.
-async fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    done()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

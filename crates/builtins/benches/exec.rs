@@ -3,7 +3,10 @@
 //! output capture — against `sh_c_true`, a bare `sh -c true` spawned with Tokio and
 //! waited for, as any agent framework must at least do. `exec_true_no_namespace` keeps
 //! background processes (no PID namespace), `exec_true_unsandboxed` has neither
-//! namespace nor sandbox: the differences are what those layers cost.
+//! namespace nor sandbox: the differences are what those layers cost. `exec_true` hides
+//! the default `deny_read` (a Landlock rule for each entry around the hidden paths);
+//! `exec_true_nothing_hidden` hides nothing and `exec_true_read_workspace` confines
+//! reading to the workspace and the system, which is what hiding costs.
 //!
 //! The `background` group measures following a background process through the registry:
 //! `output_latency` is the time from the process writing a line (it prints the monotonic
@@ -16,15 +19,14 @@ use std::sync::Arc;
 
 use agent_tools_builtins::Builtins;
 use agent_tools_builtins::Workspace;
-use agent_tools_builtins::{ExecConfig, ExecSandbox};
+use agent_tools_builtins::{ExecConfig, ExecRead, ExecSandbox};
 use agent_tools_core::{ToolCall, ToolRegistry};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
-fn registry(workspace: &Workspace, sandbox: ExecSandbox, keep_background: bool) -> ToolRegistry {
+fn registry(workspace: &Workspace, configure: impl FnOnce(&mut ExecConfig)) -> ToolRegistry {
     let mut config = ExecConfig::default();
-    config.sandbox = sandbox;
-    config.keep_background = keep_background;
+    configure(&mut config);
     let builtins = Builtins::builder(workspace.clone())
         .exec(config)
         .build()
@@ -42,23 +44,37 @@ fn exec(c: &mut Criterion) {
         .expect("a runtime");
     let dir = tempfile::tempdir().expect("a temp dir");
     let workspace = Workspace::open(dir.path()).expect("opens");
-    let sandboxed = registry(&workspace, ExecSandbox::Landlock, false);
-    let no_namespace = registry(&workspace, ExecSandbox::Landlock, true);
-    let unsandboxed = registry(&workspace, ExecSandbox::None, true);
+    let cases = [
+        ("exec_true", registry(&workspace, |_| {})),
+        (
+            "exec_true_nothing_hidden",
+            registry(&workspace, |config| config.deny_read.clear()),
+        ),
+        (
+            "exec_true_read_workspace",
+            registry(&workspace, |config| config.read = ExecRead::Workspace),
+        ),
+        (
+            "exec_true_no_namespace",
+            registry(&workspace, |config| config.keep_background = true),
+        ),
+        (
+            "exec_true_unsandboxed",
+            registry(&workspace, |config| {
+                config.sandbox = ExecSandbox::None;
+                config.keep_background = true;
+            }),
+        ),
+    ];
     let arguments = json!({"command": "true"});
-    for registry in [&sandboxed, &no_namespace, &unsandboxed] {
+    for (name, registry) in &cases {
         let result = runtime.block_on(registry.call(ToolCall::new("c", "exec", arguments.clone())));
-        assert!(!result.is_error(), "{}", result.text());
+        assert!(!result.is_error(), "{name}: {}", result.text());
     }
 
     let mut group = c.benchmark_group("exec");
-    let cases = [
-        ("exec_true", &sandboxed),
-        ("exec_true_no_namespace", &no_namespace),
-        ("exec_true_unsandboxed", &unsandboxed),
-    ];
-    for (name, registry) in cases {
-        group.bench_function(name, |b| {
+    for (name, registry) in &cases {
+        group.bench_function(*name, |b| {
             b.to_async(&runtime).iter(|| async {
                 black_box(registry.call(ToolCall::new("c", "exec", arguments.clone())).await)
             });
@@ -98,7 +114,7 @@ fn background(c: &mut Criterion) {
         .expect("a runtime");
     let dir = tempfile::tempdir().expect("a temp dir");
     let workspace = Workspace::open(dir.path()).expect("opens");
-    let registry = registry(&workspace, ExecSandbox::Landlock, false).session("bench");
+    let registry = registry(&workspace, |_| {}).session("bench");
     // For every line read, prints the monotonic clock at the moment it writes.
     // One write per line: a reader woken by half a line would find no stamp.
     let stamper = "python3 -u -c 'import sys, time\nfor _ in sys.stdin: sys.stdout.write(\"%d\\n\" % time.monotonic_ns())'";

@@ -84,8 +84,8 @@ pub mod web;
 mod workspace;
 
 pub use config::{
-    BuiltinConfig, ExecConfig, ExecSandbox, MediaSection, MemorySection, ScreenshotSection, SubagentsSection,
-    TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
+    BuiltinConfig, ExecConfig, ExecRead, ExecSandbox, MediaSection, MemorySection, ScreenshotSection,
+    SubagentsSection, TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};
 pub use setup_error::{BoxError, SetupError};

@@ -40,6 +40,17 @@ pub enum SetupError {
         #[source]
         source: BoxError,
     },
+    /// A path of `[exec] deny_read` or `allow_read` cannot be used.
+    #[cfg(feature = "shell")]
+    #[error("invalid exec settings: {setting} `{pattern}`: {reason}")]
+    ReadPattern {
+        /// The setting: `deny_read` or `allow_read`.
+        setting: &'static str,
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// `[web] trusted_hosts` trusts an address rather than a host name; the guard judges
     /// an address in a URL by itself, so trusting one would silently do nothing.
     #[cfg(feature = "web")]

@@ -59,6 +59,20 @@ pub struct ExecConfig {
     /// what falls between is dropped (and `process_output` says how much and where).
     /// Default 1 MiB.
     pub background_buffer: usize,
+    /// What a command may read: everything the agent's user can ([`ExecRead::All`], the
+    /// default) or only the workspace and the system ([`ExecRead::Workspace`]). Either way
+    /// `deny_read` is hidden. Enforced by Landlock.
+    pub read: ExecRead,
+    /// More paths a command may read under `read = "workspace"` (a toolchain in the home
+    /// directory: `~/.rustup`, `~/.cargo`, `~/.pyenv`), each with everything beneath it.
+    /// A leading `~/` is the agent's home directory; a relative path is in the workspace.
+    pub allow_read: Vec<String>,
+    /// Paths hidden from commands whatever `read` says, as globs (`*`, `?`, `[…]` within one
+    /// component; `**` is refused, since it would walk whole trees before every command).
+    /// A leading `~/` is the agent's home directory; a relative pattern is in the
+    /// workspace. Given, it replaces [`DEFAULT_DENY_READ`] (the user's SSH, cloud and VCS
+    /// credentials and the system's password hashes and host keys): repeat those you keep.
+    pub deny_read: Vec<String>,
 }
 
 impl Default for ExecConfig {
@@ -78,6 +92,9 @@ impl Default for ExecConfig {
             kill_grace: Duration::from_secs(1),
             max_background: 8,
             background_buffer: 1024 * 1024,
+            read: ExecRead::All,
+            allow_read: Vec::new(),
+            deny_read: DEFAULT_DENY_READ.iter().map(ToString::to_string).collect(),
         }
     }
 }
@@ -97,6 +114,90 @@ pub enum ExecSandbox {
     #[default]
     Landlock,
 }
+
+/// What `exec`'s commands may read (`[exec] read`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ExecRead {
+    /// Whatever the agent's user can read, except `deny_read`: today's compilers,
+    /// interpreters and caches in the home directory keep working. The default.
+    #[default]
+    All,
+    /// The workspace, the command's `TMPDIR`, the system paths of [`SYSTEM_READ`] and
+    /// `allow_read` — except `deny_read`. Everything else (the home directory, other
+    /// projects, `/tmp`, `/var`, `/srv`, `/mnt`, `/media`) is hidden.
+    Workspace,
+}
+
+/// What a command may read under `read = "workspace"` besides the workspace, its
+/// `TMPDIR` and `allow_read`: what programs need to start and run. Those of them that
+/// do not exist here are skipped. `/etc` is readable minus `deny_read` (whose default
+/// hides the password hashes and private keys in it). `/proc` is whole, since a
+/// command's own entries (`/proc/self`) are known only once it runs: what it can learn
+/// there about other processes is their command lines and status, not their memory or
+/// environment (Landlock refuses access across its domain). The shell of `[exec] shell`
+/// is added when it lies elsewhere.
+// Reached as `shell::SYSTEM_READ`; without the `shell` feature only the defaults use it.
+#[cfg_attr(not(feature = "shell"), allow(unreachable_pub, dead_code))]
+pub const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/etc",
+    "/run/systemd/resolve",
+    "/proc",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/ptmx",
+];
+
+/// The default of `[exec] deny_read`: credentials a command has no business reading —
+/// SSH and GnuPG keys, cloud, container and Kubernetes credentials, VCS and package
+/// registry tokens, password stores — and the system's password hashes and private keys.
+// Reached as `shell::DEFAULT_DENY_READ`; without the `shell` feature only the defaults use it.
+#[cfg_attr(not(feature = "shell"), allow(unreachable_pub, dead_code))]
+pub const DEFAULT_DENY_READ: &[&str] = &[
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.azure",
+    "~/.config/gcloud",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.config/glab-cli",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.netrc",
+    "~/.npmrc",
+    "~/.yarnrc.yml",
+    "~/.pypirc",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.password-store",
+    "~/.local/share/keyrings",
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssh/ssh_host_*_key",
+    "/etc/ssl/private",
+];
 
 /// The default deny patterns of `exec`'s command guard (a courtesy, not a boundary: see
 /// the `shell` module).

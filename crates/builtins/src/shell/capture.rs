@@ -51,6 +51,14 @@ impl HeadTail {
         self.total
     }
 
+    /// Whether the kept bytes contain `needle` (within the head or within the tail).
+    pub(crate) fn mentions(&self, needle: &[u8]) -> bool {
+        let (first, second) = self.tail.as_slices();
+        [self.head.as_slice(), &[first, second].concat()]
+            .iter()
+            .any(|kept| kept.windows(needle.len()).any(|window| window == needle))
+    }
+
     /// What is kept of the bytes from offset `from` on (offsets count every byte seen),
     /// at most `max` of them: the kept bytes in order, with the dropped ones between head
     /// and tail counted where the range crosses them. An offset past the end reads

@@ -8,6 +8,7 @@ use agent_tools_core::ToolError;
 use tempfile::TempDir;
 use tokio::process::Command;
 
+use super::capture::HeadTail;
 use super::sandbox::{self, ChildPlan};
 use super::{Exec, ExecArgs, env};
 use crate::Workspace;
@@ -20,8 +21,8 @@ pub(super) struct Launch {
     pub(super) command: Command,
     /// What the child applies to itself before `exec`.
     pub(super) plan: ChildPlan,
-    /// Which requested restrictions are not enforced here, for the output.
-    pub(super) note: Option<String>,
+    /// What the output says about the sandbox.
+    pub(super) notes: Notes,
     /// The command's `TMPDIR`, removed when dropped: keep it as long as the command runs.
     pub(super) temp: TempDir,
 }
@@ -36,14 +37,42 @@ pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<La
         .tempdir()
         .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
     let writable = [ws.root(), temp.path()];
-    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
+    let scope = exec.read.scope(ws.root(), &config.shell);
+    let prepared = sandbox::prepare(config, &scope, &writable).map_err(ToolError::new)?;
     let command = command(config, args, &working_dir, temp.path())?;
     Ok(Launch {
         command,
         plan: prepared.plan,
-        note: prepared.note,
+        notes: Notes {
+            missing: prepared.note,
+            hidden: prepared.hidden,
+        },
         temp,
     })
+}
+
+/// What an output says about the sandbox besides the command's own words.
+#[derive(Debug)]
+pub(super) struct Notes {
+    /// Restrictions not enforced here: always said.
+    pub(super) missing: Option<String>,
+    /// What reading is confined to and what is hidden: said when the output shows a
+    /// refused read.
+    hidden: Option<String>,
+}
+
+impl Notes {
+    /// `strerror(EACCES)`, the words of every program refused a read.
+    const REFUSED: &'static [u8] = b"Permission denied";
+
+    /// The notes for an output made of `streams`. The hidden paths are said only when a
+    /// stream shows a refused access, so that a model learns why its read failed without
+    /// every output growing by the list. (The text decides a hint, never a permission.)
+    pub(super) fn for_output(&self, streams: &[&HeadTail]) -> Vec<&str> {
+        let refused = streams.iter().any(|stream| stream.mentions(Self::REFUSED));
+        let hidden = self.hidden.as_deref().filter(|_| refused);
+        self.missing.as_deref().into_iter().chain(hidden).collect()
+    }
 }
 
 /// The absolute directory to run in, checked to be a directory inside the workspace.

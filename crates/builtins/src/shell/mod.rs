@@ -46,7 +46,7 @@ use agent_tools_core::{ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use crate::config::exec::DEFAULT_DENY;
+pub use crate::config::exec::{DEFAULT_DENY, DEFAULT_DENY_READ, SYSTEM_READ};
 pub use background::{ProcessKillArgs, ProcessOutputArgs, ProcessWriteArgs};
 pub(crate) use background::{process_kill, process_list, process_output, process_write};
 pub use env::DEFAULT_ALLOWED as DEFAULT_ENV_ALLOWED;
@@ -91,18 +91,21 @@ pub struct ExecArgs {
 pub(crate) struct Exec {
     config: ExecConfig,
     guard: CommandGuard,
+    read: sandbox::ReadSettings,
     /// Shared by the clones of one [`Builtins`](crate::Builtins); dropping the last kills
     /// every background process.
     processes: Arc<background::Processes>,
 }
 
 impl Exec {
-    /// Checks the configuration (guard patterns must compile).
+    /// Checks the configuration (guard patterns must compile, read patterns be usable).
     pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
+        let read = sandbox::ReadSettings::new(&config)?;
         Ok(Self {
             config,
             guard,
+            read,
             processes: Arc::default(),
         })
     }
@@ -138,7 +141,7 @@ pub(crate) async fn exec(
         .map_err(|error| launch::spawn_error(config, &error))?;
     // The command's TMPDIR lives until here.
     drop(launch.temp);
-    let text = render(&finished, &limit, config.output_limit, launch.note.as_deref());
+    let text = render(&finished, &limit, config.output_limit, &launch.notes);
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),
@@ -193,7 +196,7 @@ fn render(
     finished: &process::Finished,
     limit: &TimeLimit,
     output_limit: usize,
-    note: Option<&str>,
+    notes: &launch::Notes,
 ) -> String {
     let mut out = match finished.ending {
         Ending::Exited(status) => ended(status),
@@ -206,10 +209,10 @@ fn render(
         }
     };
     out.push('\n');
-    if let Some(note) = note {
+    let (stdout, stderr) = (&finished.stdout, &finished.stderr);
+    for note in notes.for_output(&[stdout, stderr]) {
         out.push_str(&format!("[{note}]\n"));
     }
-    let (stdout, stderr) = (&finished.stdout, &finished.stderr);
     let (stdout_budget, stderr_budget) = split_budget(output_limit, stdout.total(), stderr.total());
     for (name, stream, budget) in [
         ("stdout", stdout, stdout_budget),

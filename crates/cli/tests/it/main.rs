@@ -12,6 +12,7 @@ mod cli_policy;
 mod cli_telemetry;
 mod cli_tool_search;
 mod clients;
+mod exec_reads;
 mod faults;
 mod hostile_approval;
 mod hostile_exec;

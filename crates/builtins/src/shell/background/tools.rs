@@ -69,7 +69,7 @@ pub(crate) async fn start(
 ) -> Result<String, ToolError> {
     let config = &exec.config;
     let launch = launch::prepare(ws, exec, &args)?;
-    let note = launch.note.clone();
+    let note = launch.notes.missing.clone();
     let limits = Limits {
         buffer: config.background_buffer,
         kill_grace: config.kill_grace,

@@ -4,6 +4,7 @@
 //! | restriction | enforced by | needs |
 //! |---|---|---|
 //! | no writes outside the workspace and the call's `TMPDIR` | Landlock | Linux 5.13 (ABI 1) |
+//! | no reads outside the workspace, its `TMPDIR` and the system (`read = "workspace"`), nor of `deny_read` | Landlock | Linux 5.13 (ABI 1) |
 //! | no signals to processes outside | Landlock scopes, or the PID namespace | ABI 6 (Linux 6.12), or a PID namespace |
 //! | no Unix sockets (named or abstract) | seccomp (and Landlock scopes for abstract ones) | seccomp filters (Linux 4.14) |
 //! | no network (`network = false`): TCP, UDP, DNS, raw | seccomp (and Landlock for TCP from ABI 4) | seccomp filters |
@@ -16,8 +17,8 @@
 //! runs the command with a note naming exactly what is off and why. The command guard is
 //! not part of this: it is not a boundary.
 //!
-//! What the sandbox does not do: it does not hide files from reading (the command can read
-//! what the agent's user can; keep secrets out of its reach), limit CPU, memory or the
+//! What the sandbox does not do: it does not hide a file reached through another mount or
+//! hard link than the hidden path (`linux/readable.rs`), limit CPU, memory or the
 //! number of processes, or stop a local daemon reachable over an allowed socket from
 //! acting for the command (with `unix_sockets = true`, docker.sock is root).
 //!
@@ -32,6 +33,7 @@
 //! `keep_background = true` says that is expected (`require_sandbox = true` refuses it).
 //! Landlock and seccompiler are Linux-only dependencies and are not built there.
 
+mod hidden_paths;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
@@ -46,6 +48,9 @@ use unsupported as platform;
 pub(crate) use platform::{ChildPlan, prepare};
 
 pub(crate) use crate::config::exec::ExecSandbox;
+#[cfg(not(target_os = "linux"))]
+use hidden_paths::ReadScope;
+pub(crate) use hidden_paths::ReadSettings;
 
 /// What the child will apply, and the note for the output when something is off.
 #[derive(Debug)]
@@ -54,4 +59,7 @@ pub(crate) struct Prepared {
     pub(crate) plan: ChildPlan,
     /// Which requested restrictions are not enforced, when `require_sandbox` is off.
     pub(crate) note: Option<String>,
+    /// What reading is confined to and which paths are hidden, when the sandbox hides
+    /// anything: said when a command is refused a read.
+    pub(crate) hidden: Option<String>,
 }

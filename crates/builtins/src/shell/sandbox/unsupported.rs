@@ -6,7 +6,7 @@ use std::path::Path;
 
 use tokio::process::Command;
 
-use super::{ExecSandbox, Prepared};
+use super::{ExecSandbox, Prepared, ReadScope};
 use crate::ExecConfig;
 
 /// The refusal under the default `sandbox = "landlock"`: what is missing, and the setting
@@ -30,10 +30,15 @@ impl ChildPlan {
 
 /// Refuses unless the sandbox is off; with it off, notes (or, with `require_sandbox`,
 /// refuses) that background processes may outlive the call.
-pub(crate) fn prepare(config: &ExecConfig, _writable: &[&Path]) -> Result<Prepared, String> {
+pub(crate) fn prepare(
+    config: &ExecConfig,
+    _scope: &ReadScope,
+    _writable: &[&Path],
+) -> Result<Prepared, String> {
     let prepared = |note: Option<String>| Prepared {
         plan: ChildPlan,
         note,
+        hidden: None,
     };
     match (config.sandbox, config.keep_background, config.require_sandbox) {
         (ExecSandbox::Landlock, _, _) => Err(NEEDS_LINUX.to_owned()),
@@ -64,21 +69,41 @@ mod tests {
     #[test]
     fn the_default_sandbox_is_refused_with_the_setting_that_turns_it_off() {
         for (keep, require) in [(false, false), (true, false), (false, true), (true, true)] {
-            let refused = prepare(&config(ExecSandbox::Landlock, keep, require), &[]).unwrap_err();
+            let refused = prepare(
+                &config(ExecSandbox::Landlock, keep, require),
+                &ReadScope::default(),
+                &[],
+            )
+            .unwrap_err();
             assert_eq!(refused, NEEDS_LINUX);
         }
-        assert!(prepare(&ExecConfig::default(), &[]).is_err());
+        assert!(prepare(&ExecConfig::default(), &ReadScope::default(), &[]).is_err());
     }
 
     #[test]
     fn without_a_sandbox_commands_run_and_background_ones_are_noted() {
-        let noted = prepare(&config(ExecSandbox::None, false, false), &[]).unwrap();
+        let noted = prepare(
+            &config(ExecSandbox::None, false, false),
+            &ReadScope::default(),
+            &[],
+        )
+        .unwrap();
         assert!(noted.note.unwrap().contains("PID namespace"));
-        let quiet = prepare(&config(ExecSandbox::None, true, false), &[]).unwrap();
+        let quiet = prepare(
+            &config(ExecSandbox::None, true, false),
+            &ReadScope::default(),
+            &[],
+        )
+        .unwrap();
         assert!(quiet.note.is_none());
-        let refused = prepare(&config(ExecSandbox::None, false, true), &[]).unwrap_err();
+        let refused = prepare(
+            &config(ExecSandbox::None, false, true),
+            &ReadScope::default(),
+            &[],
+        )
+        .unwrap_err();
         assert!(refused.contains("keep_background = true"), "{refused}");
-        assert!(prepare(&config(ExecSandbox::None, true, true), &[]).is_ok());
+        assert!(prepare(&config(ExecSandbox::None, true, true), &ReadScope::default(), &[]).is_ok());
     }
 
     #[tokio::test]

@@ -1,9 +1,12 @@
 //! Landlock: the kernel refuses writes outside the workspace, and scopes signals and
 //! abstract Unix sockets to the sandbox.
 //!
-//! A command may read the whole file system (compilers, interpreters and libraries live
-//! there) but write only in the workspace, in a private temporary directory made for the
-//! call (exported as `TMPDIR`), and to `/dev/null`-like devices. A Landlock domain also
+//! A command may write only in the workspace, in a private temporary directory made for
+//! the call (exported as `TMPDIR`), and to `/dev/null`-like devices. It may read the whole
+//! file system (compilers, interpreters and libraries live there) with `read = "all"`, or
+//! only the workspace, its `TMPDIR` and the system's paths with `read = "workspace"`;
+//! either way minus `deny_read` ([`super::readable`] says how a tree is granted around
+//! what is hidden in it). A Landlock domain also
 //! keeps the command from tracing or reading the memory and environment of processes
 //! outside it (`/proc/<agent>/environ`). From ABI 6 it cannot signal them either, nor
 //! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP.
@@ -12,8 +15,10 @@
 //! socket outside the workspace, UDP and raw sockets, terminal ioctls through `/dev/tty`.
 
 use std::os::fd::OwnedFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::readable::{self, Grant};
+use crate::shell::sandbox::hidden_paths::ReadScope;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr, Scope,
     path_beneath_rules,
@@ -37,13 +42,50 @@ pub(crate) struct LandlockRules {
 }
 
 /// Builds the ruleset as an open descriptor, for the child to enforce.
-pub(crate) fn ruleset(rules: LandlockRules, writable: &[&Path]) -> Result<OwnedFd, String> {
-    build(rules, writable)
+pub(crate) fn ruleset(
+    rules: LandlockRules,
+    writable: &[&Path],
+    scope: &ReadScope,
+) -> Result<OwnedFd, String> {
+    build(rules, &grants(writable, scope))
         .map_err(|error| error.to_string())?
         .ok_or_else(|| "Landlock created no ruleset".to_owned())
 }
 
-fn build(rules: LandlockRules, writable: &[&Path]) -> Result<Option<OwnedFd>, landlock::RulesetError> {
+/// The file-system rules: what may be read, what written, minus what is hidden.
+fn grants(writable: &[&Path], scope: &ReadScope) -> Vec<Grant> {
+    let mut grants = Vec::new();
+    let root = [PathBuf::from("/")];
+    let readable = scope.readable.as_deref().unwrap_or(&root);
+    for tree in readable {
+        readable::grant_around(
+            tree,
+            readable::read_rights(ABI_VERSION),
+            readable::read_listing(),
+            &scope.hidden,
+            &mut grants,
+        );
+    }
+    for tree in writable {
+        // Resolved like the hidden paths, so that one inside is found.
+        let tree = tree.canonicalize().unwrap_or_else(|_| tree.to_path_buf());
+        readable::grant_around(
+            &tree,
+            AccessFs::from_all(ABI_VERSION),
+            readable::write_listing(ABI_VERSION),
+            &scope.hidden,
+            &mut grants,
+        );
+    }
+    let devices = WRITABLE_DEVICES
+        .iter()
+        .map(Path::new)
+        .filter(|device| device.exists());
+    grants.extend(devices.map(|device| (device.to_path_buf(), AccessFs::from_file(ABI_VERSION))));
+    grants
+}
+
+fn build(rules: LandlockRules, grants: &[Grant]) -> Result<Option<OwnedFd>, landlock::RulesetError> {
     // Best effort for the file-system rights a kernel lacks (e.g. `IoctlDev` before ABI 5);
     // the caller asks for TCP and scopes only where the probe found them.
     let mut ruleset = landlock::Ruleset::default()
@@ -59,14 +101,11 @@ fn build(rules: LandlockRules, writable: &[&Path]) -> Result<Option<OwnedFd>, la
     if rules.scope_abstract_sockets {
         ruleset = ruleset.scope(Scope::AbstractUnixSocket)?;
     }
-    let devices = WRITABLE_DEVICES
-        .iter()
-        .map(Path::new)
-        .filter(|device| device.exists());
-    let created = ruleset
-        .create()?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(ABI_VERSION)))?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_VERSION)))?
-        .add_rules(path_beneath_rules(devices, AccessFs::from_file(ABI_VERSION)))?;
+    let mut created = ruleset.create()?;
+    for (path, rights) in grants {
+        // `path_beneath_rules` keeps only the file rights for a file, and skips a path
+        // that is gone by now (nothing to grant).
+        created = created.add_rules(path_beneath_rules([path], *rights))?;
+    }
     Ok(created.into())
 }

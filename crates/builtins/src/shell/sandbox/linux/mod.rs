@@ -5,6 +5,7 @@
 
 mod features;
 mod landlock;
+mod readable;
 mod seccomp;
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::path::Path;
 use self::features::{Features, LANDLOCK_SCOPES, LANDLOCK_TCP};
 use self::landlock::LandlockRules;
 use self::seccomp::SocketRules;
+use super::hidden_paths::ReadScope;
 use super::{ExecSandbox, Prepared};
 use crate::ExecConfig;
 pub(crate) use crate::shell::child::ChildPlan;
@@ -20,6 +22,7 @@ pub(crate) use crate::shell::child::ChildPlan;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Restriction {
     Writes,
+    Reads,
     Signals,
     UnixSockets,
     Network,
@@ -31,6 +34,7 @@ impl Restriction {
     fn describe(self) -> &'static str {
         match self {
             Restriction::Writes => "no writes outside the workspace",
+            Restriction::Reads => "no reads of what `read` and `deny_read` hide",
             Restriction::Signals => "no signals to processes outside the sandbox",
             Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)",
             Restriction::Network => "no network (`network = false`)",
@@ -48,11 +52,20 @@ struct Missing {
 }
 
 /// Builds the confinement of one call on this kernel.
-pub(crate) fn prepare(config: &ExecConfig, writable: &[&Path]) -> Result<Prepared, String> {
-    prepare_with(Features::get(), config, writable)
+pub(crate) fn prepare(
+    config: &ExecConfig,
+    scope: &ReadScope,
+    writable: &[&Path],
+) -> Result<Prepared, String> {
+    prepare_with(Features::get(), config, scope, writable)
 }
 
-fn prepare_with(features: &Features, config: &ExecConfig, writable: &[&Path]) -> Result<Prepared, String> {
+fn prepare_with(
+    features: &Features,
+    config: &ExecConfig,
+    scope: &ReadScope,
+    writable: &[&Path],
+) -> Result<Prepared, String> {
     let mut plan = ChildPlan::default();
     let mut missing = Vec::new();
     if !config.keep_background {
@@ -65,14 +78,24 @@ fn prepare_with(features: &Features, config: &ExecConfig, writable: &[&Path]) ->
         }
     }
     if config.sandbox == ExecSandbox::Landlock {
-        confine(features, config, writable, &mut plan, &mut missing)?;
+        confine(features, config, scope, writable, &mut plan, &mut missing)?;
     }
+    let hidden = plan
+        .landlock
+        .is_some()
+        .then(|| scope.describe(config.read))
+        .flatten();
     match (missing.is_empty(), config.require_sandbox) {
-        (true, _) => Ok(Prepared { plan, note: None }),
+        (true, _) => Ok(Prepared {
+            plan,
+            note: None,
+            hidden,
+        }),
         (false, true) => Err(refusal(&missing)),
         (false, false) => Ok(Prepared {
             plan,
             note: Some(note(&missing)),
+            hidden,
         }),
     }
 }
@@ -81,6 +104,7 @@ fn prepare_with(features: &Features, config: &ExecConfig, writable: &[&Path]) ->
 fn confine(
     features: &Features,
     config: &ExecConfig,
+    scope: &ReadScope,
     writable: &[&Path],
     plan: &mut ChildPlan,
     missing: &mut Vec<Missing>,
@@ -95,11 +119,16 @@ fn confine(
                 scope_signals: abi >= LANDLOCK_SCOPES,
                 scope_abstract_sockets: !config.unix_sockets && abi >= LANDLOCK_SCOPES,
             };
-            let ruleset = landlock::ruleset(rules, writable)
+            let ruleset = landlock::ruleset(rules, writable, scope)
                 .map_err(|error| format!("cannot prepare the exec sandbox (Landlock): {error}"))?;
             plan.landlock = Some(ruleset);
         }
-        Err(reason) => lack(Restriction::Writes, reason.clone()),
+        Err(reason) => {
+            lack(Restriction::Writes, reason.clone());
+            if scope.readable.is_some() || !scope.hidden.is_empty() {
+                lack(Restriction::Reads, reason.clone());
+            }
+        }
     }
     if abi < LANDLOCK_SCOPES && plan.namespace.is_none() {
         let namespace = match &features.pid_namespace {

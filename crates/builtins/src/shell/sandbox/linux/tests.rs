@@ -23,7 +23,7 @@ fn kernel(landlock: Result<i32, &str>, seccomp: bool, namespace: bool) -> Featur
 
 fn plan(features: &Features, config: &ExecConfig) -> Result<Prepared, String> {
     let temp = tempfile::tempdir().unwrap();
-    prepare_with(features, config, &[temp.path()])
+    prepare_with(features, config, &ReadScope::default(), &[temp.path()])
 }
 
 fn required() -> ExecConfig {

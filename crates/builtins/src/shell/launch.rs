@@ -8,6 +8,7 @@ use agent_tools_core::ToolError;
 use tempfile::TempDir;
 use tokio::process::Command;
 
+use super::egress::CallProxy;
 use super::sandbox::{self, ChildPlan};
 use super::{Exec, ExecArgs, env};
 use crate::Workspace;
@@ -24,6 +25,9 @@ pub(super) struct Launch {
     pub(super) note: Option<String>,
     /// The command's `TMPDIR`, removed when dropped: keep it as long as the command runs.
     pub(super) temp: TempDir,
+    /// Under a network allow-list, the command's proxy, stopped when dropped: keep it as
+    /// long as the command runs.
+    pub(super) proxy: Option<CallProxy>,
 }
 
 /// Checks `args` against the guard and the workspace and prepares the command.
@@ -36,13 +40,23 @@ pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<La
         .tempdir()
         .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
     let writable = [ws.root(), temp.path()];
-    let prepared = sandbox::prepare(config, &writable).map_err(ToolError::new)?;
-    let command = command(config, args, &working_dir, temp.path())?;
+    let (proxy, route) = match &exec.egress {
+        Some(egress) => {
+            let (proxy, route) = egress.open(sandbox::network_namespace(config)).map_err(|error| {
+                ToolError::new(format!("cannot start the network proxy for the command: {error}"))
+            })?;
+            (Some(proxy), Some(route))
+        }
+        None => (None, None),
+    };
+    let prepared = sandbox::prepare(config, &writable, route).map_err(ToolError::new)?;
+    let command = command(config, args, &working_dir, temp.path(), proxy.as_ref())?;
     Ok(Launch {
         command,
         plan: prepared.plan,
         note: prepared.note,
         temp,
+        proxy,
     })
 }
 
@@ -63,11 +77,20 @@ fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError
     Ok(below_root.fold(ws.root().to_path_buf(), |dir, part| dir.join(part)))
 }
 
-fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Result<Command, ToolError> {
+fn command(
+    config: &ExecConfig,
+    args: &ExecArgs,
+    dir: &Path,
+    temp: &Path,
+    proxy: Option<&CallProxy>,
+) -> Result<Command, ToolError> {
     let mut command = Command::new(&config.shell);
     command.arg("-c").arg(&args.command).current_dir(dir).env_clear();
     command.envs(env::inherited(std::env::vars(), &config.env_allow));
     command.env("TMPDIR", temp).env("PWD", dir);
+    // Before the call's own variables: a command may point a client elsewhere (`NO_PROXY`),
+    // which the sandbox, not the variable, makes fail.
+    command.envs(proxy.into_iter().flat_map(CallProxy::environment));
     for var in args.env.iter().flatten() {
         env::check_name(&var.name).map_err(ToolError::new)?;
         command.env(&var.name, &var.value);

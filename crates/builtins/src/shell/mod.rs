@@ -33,6 +33,7 @@ mod capture;
 #[cfg(target_os = "linux")]
 mod child;
 mod command_guard;
+mod egress;
 mod env;
 mod launch;
 mod process;
@@ -91,6 +92,8 @@ pub struct ExecArgs {
 pub(crate) struct Exec {
     config: ExecConfig,
     guard: CommandGuard,
+    /// The network allow-list, when `network` is one.
+    egress: Option<egress::Egress>,
     /// Shared by the clones of one [`Builtins`](crate::Builtins); dropping the last kills
     /// every background process.
     processes: Arc<background::Processes>,
@@ -100,9 +103,11 @@ impl Exec {
     /// Checks the configuration (guard patterns must compile).
     pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
+        let egress = egress::Egress::of(&config).map_err(SetupError::ExecNetwork)?;
         Ok(Self {
             config,
             guard,
+            egress,
             processes: Arc::default(),
         })
     }
@@ -136,9 +141,17 @@ pub(crate) async fn exec(
     let finished = process::run(launch.command, launch.plan, limits)
         .await
         .map_err(|error| launch::spawn_error(config, &error))?;
-    // The command's TMPDIR lives until here.
+    // The command's TMPDIR and its proxy live until here.
     drop(launch.temp);
-    let text = render(&finished, &limit, config.output_limit, launch.note.as_deref());
+    let mut notes: Vec<String> = launch.note.into_iter().collect();
+    if let Some(proxy) = launch.proxy {
+        if let Some(connections) = proxy.audit() {
+            ctx.audit_detail("network", connections);
+        }
+        notes.extend(proxy.refused_note());
+    }
+    let notes = (!notes.is_empty()).then(|| notes.join("]\n["));
+    let text = render(&finished, &limit, config.output_limit, notes.as_deref());
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),

@@ -17,9 +17,9 @@ use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
-use crate::audit::AuditDetails;
 use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
+use crate::audit::AuditDetails;
 use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
 use crate::validation::InvalidArguments;
@@ -288,7 +288,14 @@ impl ToolRegistry {
         let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
         let ctx = self
-            .context(entry, call_id, options, limit, cancellation.clone(), audit_details)
+            .context(
+                entry,
+                call_id,
+                options,
+                limit,
+                cancellation.clone(),
+                audit_details,
+            )
             .with_result_budget(budget);
         let permits = entry.permits.clone();
         let run = run_isolated(

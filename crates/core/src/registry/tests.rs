@@ -741,7 +741,9 @@ async fn what_a_tool_records_reaches_its_audit_event_and_only_its_own() {
         .unwrap();
     registry.register(Add).unwrap();
     registry.call(ToolCall::new("1", "fetcher", "{}")).await;
-    registry.call(ToolCall::new("2", "add", r#"{"a": 1, "b": 2}"#)).await;
+    registry
+        .call(ToolCall::new("2", "add", r#"{"a": 1, "b": 2}"#))
+        .await;
     let events = audit.events();
     assert_eq!(
         events[0].details.get("network"),

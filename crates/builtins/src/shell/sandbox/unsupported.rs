@@ -30,7 +30,18 @@ impl ChildPlan {
 
 /// Refuses unless the sandbox is off; with it off, notes (or, with `require_sandbox`,
 /// refuses) that background processes may outlive the call.
-pub(crate) fn prepare(config: &ExecConfig, _writable: &[&Path]) -> Result<Prepared, String> {
+/// No network namespaces here: an allow-list's proxy is shared ([`super::ProxyRoute::Shared`]).
+pub(crate) fn network_namespace(_config: &ExecConfig) -> bool {
+    false
+}
+
+/// Without a sandbox nothing keeps a command to the allow-list's proxy: the command is
+/// only given the proxy's address (`sandbox = "none"` says so).
+pub(crate) fn prepare(
+    config: &ExecConfig,
+    _writable: &[&Path],
+    _proxy: Option<super::ProxyRoute>,
+) -> Result<Prepared, String> {
     let prepared = |note: Option<String>| Prepared {
         plan: ChildPlan,
         note,
@@ -64,21 +75,21 @@ mod tests {
     #[test]
     fn the_default_sandbox_is_refused_with_the_setting_that_turns_it_off() {
         for (keep, require) in [(false, false), (true, false), (false, true), (true, true)] {
-            let refused = prepare(&config(ExecSandbox::Landlock, keep, require), &[]).unwrap_err();
+            let refused = prepare(&config(ExecSandbox::Landlock, keep, require), &[], None).unwrap_err();
             assert_eq!(refused, NEEDS_LINUX);
         }
-        assert!(prepare(&ExecConfig::default(), &[]).is_err());
+        assert!(prepare(&ExecConfig::default(), &[], None).is_err());
     }
 
     #[test]
     fn without_a_sandbox_commands_run_and_background_ones_are_noted() {
-        let noted = prepare(&config(ExecSandbox::None, false, false), &[]).unwrap();
+        let noted = prepare(&config(ExecSandbox::None, false, false), &[], None).unwrap();
         assert!(noted.note.unwrap().contains("PID namespace"));
-        let quiet = prepare(&config(ExecSandbox::None, true, false), &[]).unwrap();
+        let quiet = prepare(&config(ExecSandbox::None, true, false), &[], None).unwrap();
         assert!(quiet.note.is_none());
-        let refused = prepare(&config(ExecSandbox::None, false, true), &[]).unwrap_err();
+        let refused = prepare(&config(ExecSandbox::None, false, true), &[], None).unwrap_err();
         assert!(refused.contains("keep_background = true"), "{refused}");
-        assert!(prepare(&config(ExecSandbox::None, true, true), &[]).is_ok());
+        assert!(prepare(&config(ExecSandbox::None, true, true), &[], None).is_ok());
     }
 
     #[tokio::test]

@@ -6,7 +6,9 @@
 //! call (exported as `TMPDIR`), and to `/dev/null`-like devices. A Landlock domain also
 //! keeps the command from tracing or reading the memory and environment of processes
 //! outside it (`/proc/<agent>/environ`). From ABI 6 it cannot signal them either, nor
-//! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP.
+//! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP, or
+//! under a network allow-list allowed only to connect to the proxy's port (on any
+//! address: Landlock rules name ports, not hosts) and never to bind.
 //!
 //! What Landlock does not stop (so the seccomp filter does): `connect()` to a named Unix
 //! socket outside the workspace, UDP and raw sockets, terminal ioctls through `/dev/tty`.
@@ -15,8 +17,8 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr, Scope,
-    path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, RulesetAttr, RulesetCreatedAttr,
+    Scope, path_beneath_rules,
 };
 
 /// The newest Landlock ABI this code knows.
@@ -30,6 +32,8 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev
 pub(crate) struct LandlockRules {
     /// TCP bind and connect (ABI 4).
     pub(crate) refuse_tcp: bool,
+    /// With `refuse_tcp`, the one port TCP may still connect to: the proxy's.
+    pub(crate) connect_port: Option<u16>,
     /// Signals to processes outside the sandbox (ABI 6).
     pub(crate) scope_signals: bool,
     /// Connecting to abstract Unix sockets made outside the sandbox (ABI 6).
@@ -63,8 +67,11 @@ fn build(rules: LandlockRules, writable: &[&Path]) -> Result<Option<OwnedFd>, la
         .iter()
         .map(Path::new)
         .filter(|device| device.exists());
-    let created = ruleset
-        .create()?
+    let mut created = ruleset.create()?;
+    if let (true, Some(port)) = (rules.refuse_tcp, rules.connect_port) {
+        created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
+    let created = created
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(ABI_VERSION)))?
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_VERSION)))?
         .add_rules(path_beneath_rules(devices, AccessFs::from_file(ABI_VERSION)))?;

@@ -63,7 +63,7 @@ pub struct ExecConfig {
     /// Host names of an allow-list sent to a fixed address instead of being resolved
     /// ([`ExecConfig::resolve`]); not a setting of the file.
     #[serde(skip)]
-    resolved: Vec<(String, SocketAddr)>,
+    pub(crate) resolved: Vec<(String, SocketAddr)>,
 }
 
 impl ExecConfig {

@@ -79,13 +79,15 @@ pub mod shell;
 #[cfg(any(feature = "memory", feature = "plan"))]
 mod state_dir;
 mod text_format;
-#[cfg(feature = "web")]
+// With `shell` alone: the SSRF guard and proxy that `exec`'s network allow-list uses.
+#[cfg(any(feature = "web", feature = "shell"))]
 pub mod web;
 mod workspace;
 
 pub use config::{
-    BuiltinConfig, ExecConfig, ExecRead, ExecSandbox, MediaSection, MemorySection, ScreenshotSection,
-    SubagentsSection, TelegramSection, WebSection, WorkspaceSection, register_all, register_all_with_env,
+    BuiltinConfig, ExecConfig, ExecNetwork, ExecRead, ExecSandbox, MediaSection, MemorySection,
+    ScreenshotSection, SubagentsSection, TelegramSection, WebSection, WorkspaceSection, register_all,
+    register_all_with_env,
 };
 pub use manifest::{Builtins, BuiltinsBuilder};
 pub use setup_error::{BoxError, SetupError};

@@ -51,6 +51,11 @@ pub enum SetupError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An entry of `[exec] network`'s allow-list is not a host, a `*.` wildcard or an
+    /// address with an optional port.
+    #[cfg(feature = "shell")]
+    #[error("invalid exec settings: {0}")]
+    ExecNetwork(String),
     /// `[web] trusted_hosts` trusts an address rather than a host name; the guard judges
     /// an address in a URL by itself, so trusting one would silently do nothing.
     #[cfg(feature = "web")]

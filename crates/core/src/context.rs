@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::{
+    audit::AuditDetails,
     caller::{
         Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, InputRequest,
         InputResponse, LogLevel, LogMessage, Root, SamplingRequest, SamplingResponse,
@@ -46,6 +47,8 @@ pub struct ToolContext {
     principal: Option<Arc<Principal>>,
     trace_context: Option<Arc<TraceContext>>,
     result_budget: Option<ResultBudget>,
+    /// Where [`audit_detail`](Self::audit_detail) records, when the call is audited.
+    audit_details: Option<AuditDetails>,
 }
 
 impl ToolContext {
@@ -75,6 +78,7 @@ impl ToolContext {
             principal: call.principal,
             trace_context: call.trace_context,
             result_budget: None,
+            audit_details: call.audit_details,
         }
     }
 
@@ -129,6 +133,18 @@ impl ToolContext {
     pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
         self.caller = Some(caller);
         self
+    }
+
+    /// Adds `value` under `key` to the call's audit record
+    /// ([`AuditEvent::details`](crate::audit::AuditEvent::details)), replacing an earlier
+    /// value of that key: facts only the tool knows, such as the connections a command
+    /// made. Name the key after what it holds (`network`); a later call with the same key
+    /// replaces the value, so record a whole list at once. Does nothing when the call is
+    /// not audited (no sinks, or a context built outside a registry).
+    pub fn audit_detail(&self, key: &str, value: serde_json::Value) {
+        if let Some(details) = &self.audit_details {
+            details.insert(key, value);
+        }
     }
 
     /// Who the call is made for, when the transport authenticated a user (see
@@ -499,6 +515,7 @@ pub(crate) struct CallParts {
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) principal: Option<Arc<Principal>>,
     pub(crate) trace_context: Option<Arc<TraceContext>>,
+    pub(crate) audit_details: Option<AuditDetails>,
 }
 
 /// A call's cancellation, shared by the registry and the tool's context.

@@ -5,10 +5,11 @@
 //! feature. The TOML section deserializes straight into [`ExecConfig`]: one type, one
 //! set of defaults.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 /// How `exec` runs commands.
 #[derive(Debug, Clone, Deserialize)]
@@ -36,10 +37,10 @@ pub struct ExecConfig {
     /// Refuse to run commands when the sandbox cannot be enforced. Default false: run
     /// unconfined and say so in the output.
     pub require_sandbox: bool,
-    /// Whether commands may use the network. When false the sandbox refuses every
-    /// socket but Unix (if allowed) and netlink ones: TCP, UDP (so DNS), raw, packet.
-    /// Default true.
-    pub network: bool,
+    /// Which network commands may use: `true` (the default) all of it, `false` none, or a
+    /// list of hosts (`network = ["crates.io", "*.crates.io", "pypi.org:443"]`) reached
+    /// only through the agent's proxy. See [`ExecNetwork`].
+    pub network: ExecNetwork,
     /// Whether commands may use Unix sockets, named or abstract. When false (the default)
     /// the sandbox refuses them, since a socket outside the workspace can act for the
     /// command outside the sandbox (docker.sock is root; the user's D-Bus starts programs).
@@ -73,6 +74,100 @@ pub struct ExecConfig {
     /// workspace. Given, it replaces [`DEFAULT_DENY_READ`] (the user's SSH, cloud and VCS
     /// credentials and the system's password hashes and host keys): repeat those you keep.
     pub deny_read: Vec<String>,
+    /// Host names of an allow-list sent to a fixed address instead of being resolved
+    /// ([`ExecConfig::resolve`]); not a setting of the file.
+    #[serde(skip)]
+    pub(crate) resolved: Vec<(String, SocketAddr)>,
+}
+
+impl ExecConfig {
+    /// Sends connections of an [`ExecNetwork::Allow`] list's `name` to `address`, without
+    /// asking DNS and whatever the address (loopback and private ones included), as
+    /// reqwest's `resolve` or `[web] trusted_hosts` do: for a registry mirror on the local
+    /// network, or a test's server. The name must still be allowed by the list; a
+    /// request that names no port goes to `address`'s port.
+    ///
+    /// ```
+    /// use agent_tools_builtins::{ExecConfig, ExecNetwork};
+    ///
+    /// let mut config = ExecConfig::default().resolve("mirror.internal", "10.0.0.7:8080".parse().unwrap());
+    /// config.network = ExecNetwork::Allow(vec!["mirror.internal".into()]);
+    /// ```
+    #[must_use]
+    pub fn resolve(mut self, name: impl Into<String>, address: SocketAddr) -> Self {
+        self.resolved.push((name.into(), address));
+        self
+    }
+
+    /// The names given to [`resolve`](Self::resolve) and their addresses, in that order.
+    pub fn resolved_hosts(&self) -> &[(String, SocketAddr)] {
+        &self.resolved
+    }
+}
+
+/// Which network a command may use (`[exec] network`).
+///
+/// In the file, a boolean or a list: `network = true`, `network = false`,
+/// `network = ["crates.io", "*.crates.io", "pypi.org:443", "10.0.0.7:8080"]`.
+///
+/// An entry of the list is a host and an optional port:
+///
+/// - `example.com` is that name; `*.example.com` any name below it (not
+///   `example.com` itself). Names are compared without case and without a final dot.
+/// - without a port an entry allows 80 and 443 (HTTP and HTTPS); `example.com:8443` only
+///   that port.
+/// - an IP address (`10.0.0.7`, `[fd00::1]:8080`) allows that address when a command names
+///   it itself; a name's addresses are never matched against address entries.
+///
+/// A listed name is resolved by the agent and may lead only to public addresses (the web
+/// tools' SSRF rules): a listed name cannot smuggle a connection to the local network or
+/// the metadata service. To reach a private address, list the address itself, or send the
+/// name to it with [`ExecConfig::resolve`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExecNetwork {
+    /// Every socket the sandbox otherwise allows: TCP and UDP to any host (`true`).
+    #[default]
+    All,
+    /// No network at all (`false`): the sandbox refuses every socket but Unix (if allowed)
+    /// and netlink ones — TCP, UDP (so DNS), raw, packet.
+    None,
+    /// Only these hosts, through an HTTP and HTTPS proxy the agent runs for each command;
+    /// the sandbox keeps every other destination out of reach (on Linux, a network
+    /// namespace per command). See the `shell` module's documentation for what each layer
+    /// stops.
+    Allow(Vec<String>),
+}
+
+impl ExecNetwork {
+    /// Whether any host can be reached at all, directly or through the proxy.
+    pub fn any(&self) -> bool {
+        !matches!(self, ExecNetwork::None)
+    }
+}
+
+impl From<bool> for ExecNetwork {
+    fn from(all: bool) -> Self {
+        if all { ExecNetwork::All } else { ExecNetwork::None }
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecNetwork {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(
+            untagged,
+            expecting = "true, false, or a list of hosts such as [\"crates.io\", \"*.pypi.org:443\"]"
+        )]
+        enum Given {
+            All(bool),
+            Allow(Vec<String>),
+        }
+        Ok(match Given::deserialize(deserializer)? {
+            Given::All(all) => all.into(),
+            Given::Allow(hosts) => ExecNetwork::Allow(hosts),
+        })
+    }
 }
 
 impl Default for ExecConfig {
@@ -86,7 +181,7 @@ impl Default for ExecConfig {
             allow: Vec::new(),
             sandbox: ExecSandbox::Landlock,
             require_sandbox: false,
-            network: true,
+            network: ExecNetwork::All,
             unix_sockets: false,
             keep_background: false,
             kill_grace: Duration::from_secs(1),
@@ -95,6 +190,7 @@ impl Default for ExecConfig {
             read: ExecRead::All,
             allow_read: Vec::new(),
             deny_read: DEFAULT_DENY_READ.iter().map(ToString::to_string).collect(),
+            resolved: Vec::new(),
         }
     }
 }

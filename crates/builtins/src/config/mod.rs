@@ -16,7 +16,7 @@ use crate::Workspace;
 use agent_tools_core::ToolRegistry;
 use serde::Deserialize;
 
-pub use exec::{ExecConfig, ExecRead, ExecSandbox};
+pub use exec::{ExecConfig, ExecNetwork, ExecRead, ExecSandbox};
 pub use sections::{
     MediaSection, MemorySection, ScreenshotSection, SubagentsSection, TelegramSection, WebSection,
     WorkspaceSection,

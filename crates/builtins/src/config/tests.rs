@@ -61,7 +61,10 @@ fn every_section_parses_and_an_empty_file_is_valid() {
     .unwrap();
     let exec = &config.exec;
     assert_eq!(exec.default_timeout.as_secs(), 90);
-    assert_eq!((exec.output_limit, exec.network), (4096, false));
+    assert_eq!(
+        (exec.output_limit, &exec.network),
+        (4096, &crate::ExecNetwork::None)
+    );
     assert_eq!(exec.sandbox, crate::ExecSandbox::None);
     assert!(exec.unix_sockets && exec.keep_background);
     assert_eq!((exec.max_background, exec.background_buffer), (2, 4096));

@@ -9,6 +9,7 @@ use tempfile::TempDir;
 use tokio::process::Command;
 
 use super::capture::HeadTail;
+use super::egress::CallProxy;
 use super::sandbox::{self, ChildPlan};
 use super::{Exec, ExecArgs, env};
 use crate::Workspace;
@@ -25,6 +26,9 @@ pub(super) struct Launch {
     pub(super) notes: Notes,
     /// The command's `TMPDIR`, removed when dropped: keep it as long as the command runs.
     pub(super) temp: TempDir,
+    /// Under a network allow-list, the command's proxy, stopped when dropped: keep it as
+    /// long as the command runs.
+    pub(super) proxy: Option<CallProxy>,
 }
 
 /// Checks `args` against the guard and the workspace and prepares the command.
@@ -37,25 +41,35 @@ pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<La
         .tempdir()
         .map_err(|error| ToolError::new(format!("cannot create a temporary directory: {error}")))?;
     let writable = [ws.root(), temp.path()];
+    let (proxy, route) = match &exec.egress {
+        Some(egress) => {
+            let (proxy, route) = egress.open(sandbox::network_namespace(config)).map_err(|error| {
+                ToolError::new(format!("cannot start the network proxy for the command: {error}"))
+            })?;
+            (Some(proxy), Some(route))
+        }
+        None => (None, None),
+    };
     let scope = exec.read.scope(ws.root(), &config.shell);
-    let prepared = sandbox::prepare(config, &scope, &writable).map_err(ToolError::new)?;
-    let command = command(config, args, &working_dir, temp.path())?;
+    let prepared = sandbox::prepare(config, &scope, &writable, route).map_err(ToolError::new)?;
+    let command = command(config, args, &working_dir, temp.path(), proxy.as_ref())?;
     Ok(Launch {
         command,
         plan: prepared.plan,
         notes: Notes {
-            missing: prepared.note,
+            always: prepared.note.into_iter().collect(),
             hidden: prepared.hidden,
         },
         temp,
+        proxy,
     })
 }
 
 /// What an output says about the sandbox besides the command's own words.
 #[derive(Debug)]
 pub(super) struct Notes {
-    /// Restrictions not enforced here: always said.
-    pub(super) missing: Option<String>,
+    /// Said in every output: restrictions not enforced here, connections refused.
+    pub(super) always: Vec<String>,
     /// What reading is confined to and what is hidden: said when the output shows a
     /// refused read.
     hidden: Option<String>,
@@ -71,7 +85,7 @@ impl Notes {
     pub(super) fn for_output(&self, streams: &[&HeadTail]) -> Vec<&str> {
         let refused = streams.iter().any(|stream| stream.mentions(Self::REFUSED));
         let hidden = self.hidden.as_deref().filter(|_| refused);
-        self.missing.as_deref().into_iter().chain(hidden).collect()
+        self.always.iter().map(String::as_str).chain(hidden).collect()
     }
 }
 
@@ -92,11 +106,20 @@ fn working_dir(ws: &Workspace, given: Option<&str>) -> Result<PathBuf, ToolError
     Ok(below_root.fold(ws.root().to_path_buf(), |dir, part| dir.join(part)))
 }
 
-fn command(config: &ExecConfig, args: &ExecArgs, dir: &Path, temp: &Path) -> Result<Command, ToolError> {
+fn command(
+    config: &ExecConfig,
+    args: &ExecArgs,
+    dir: &Path,
+    temp: &Path,
+    proxy: Option<&CallProxy>,
+) -> Result<Command, ToolError> {
     let mut command = Command::new(&config.shell);
     command.arg("-c").arg(&args.command).current_dir(dir).env_clear();
     command.envs(env::inherited(std::env::vars(), &config.env_allow));
     command.env("TMPDIR", temp).env("PWD", dir);
+    // Before the call's own variables: a command may point a client elsewhere (`NO_PROXY`),
+    // which the sandbox, not the variable, makes fail.
+    command.envs(proxy.into_iter().flat_map(CallProxy::environment));
     for var in args.env.iter().flatten() {
         env::check_name(&var.name).map_err(ToolError::new)?;
         command.env(&var.name, &var.value);

@@ -33,6 +33,7 @@ mod capture;
 #[cfg(target_os = "linux")]
 mod child;
 mod command_guard;
+mod egress;
 mod env;
 mod launch;
 mod process;
@@ -92,6 +93,8 @@ pub(crate) struct Exec {
     config: ExecConfig,
     guard: CommandGuard,
     read: sandbox::ReadSettings,
+    /// The network allow-list, when `network` is one.
+    egress: Option<egress::Egress>,
     /// Shared by the clones of one [`Builtins`](crate::Builtins); dropping the last kills
     /// every background process.
     processes: Arc<background::Processes>,
@@ -102,10 +105,12 @@ impl Exec {
     pub(crate) fn new(config: ExecConfig) -> Result<Self, SetupError> {
         let guard = CommandGuard::new(&config.deny, &config.allow)?;
         let read = sandbox::ReadSettings::new(&config)?;
+        let egress = egress::Egress::of(&config).map_err(SetupError::ExecNetwork)?;
         Ok(Self {
             config,
             guard,
             read,
+            egress,
             processes: Arc::default(),
         })
     }
@@ -139,9 +144,16 @@ pub(crate) async fn exec(
     let finished = process::run(launch.command, launch.plan, limits)
         .await
         .map_err(|error| launch::spawn_error(config, &error))?;
-    // The command's TMPDIR lives until here.
+    // The command's TMPDIR and its proxy live until here.
     drop(launch.temp);
-    let text = render(&finished, &limit, config.output_limit, &launch.notes);
+    let mut notes = launch.notes;
+    if let Some(proxy) = launch.proxy {
+        if let Some(connections) = proxy.audit() {
+            ctx.audit_detail("network", connections);
+        }
+        notes.always.extend(proxy.refused_note());
+    }
+    let text = render(&finished, &limit, config.output_limit, &notes);
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),

@@ -342,7 +342,7 @@ async fn the_sandbox_can_refuse_network_connections() {
     let out = run_with(&setup, sandboxed(), args(&connect)).await.unwrap();
     assert!(out.contains("connected"), "network is allowed by default: {out}");
     let offline = ExecConfig {
-        network: false,
+        network: crate::ExecNetwork::None,
         ..sandboxed()
     };
     let out = run_with(&setup, offline, args(&connect)).await.unwrap();

@@ -13,26 +13,45 @@
 //! Bodies are read as a stream and capped after decompression; pages are reduced to
 //! their main content (Readability) and converted to Markdown, so that a model spends
 //! its context on the article, not on navigation and scripts.
+//!
+//! With the `shell` feature alone this module holds only what `exec`'s network allow-list
+//! shares with it: the SSRF guard (`ssrf_guard`, `address`), the guarded proxy (`proxy`,
+//! `client_hello`) and [`FetchConfig`]; the tools come with the `web` feature.
 
 mod address;
+#[cfg(feature = "web")]
 pub(crate) mod body;
+#[cfg(feature = "web")]
 mod client;
+mod client_hello;
 mod config;
+#[cfg(feature = "web")]
 mod content;
+#[cfg(feature = "web")]
 mod deadline;
+#[cfg(feature = "web")]
 mod html;
 pub(crate) mod proxy;
+#[cfg(feature = "web")]
 mod resolve;
+#[cfg(feature = "web")]
 mod search;
 pub(crate) mod ssrf_guard;
+#[cfg(feature = "web")]
 mod web_fetch;
 
+#[cfg(feature = "web")]
 pub use client::{FetchError, Fetched, Fetcher};
 pub use config::FetchConfig;
+#[cfg(feature = "web")]
 pub use content::FetchFormat;
+#[cfg(feature = "web")]
 pub(crate) use search::web_search;
+#[cfg(feature = "web")]
 pub use search::{BRAVE_ENDPOINT, SearchConfig, Searcher, WebSearchArgs};
+#[cfg(feature = "web")]
 pub(crate) use web_fetch::web_fetch;
+#[cfg(feature = "web")]
 pub use web_fetch::{DEFAULT_MAX_CHARS, WebFetchArgs};
 
 /// Entry point for the `html_markdown` fuzz target (`fuzz/`), not part of the API: the
@@ -63,5 +82,5 @@ pub mod __fuzz {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "web"))]
 mod tests;

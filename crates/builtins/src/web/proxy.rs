@@ -1,23 +1,33 @@
-//! A forward proxy that holds every connection to the SSRF guard, for programs that
-//! fetch on their own.
+//! A forward proxy that holds every connection to a policy, for programs that fetch on
+//! their own.
 //!
 //! Headless Chromium loads a page's redirects, frames, images, scripts and WebSockets
 //! itself; the guard on the URL a model gave cannot see those. Started with this proxy
 //! as its only way out, Chromium has each of those connections checked exactly like
-//! `web_fetch`'s own: IP literals by address, host names by every address they resolve
-//! to, trusted hosts by their configured address.
+//! `web_fetch`'s own ([`SsrfGuard`] is a [`ProxyPolicy`]): IP literals by address, host
+//! names by every address they resolve to, trusted hosts by their configured address.
+//! `exec` under an allow-list (`network = ["crates.io", …]`) gives its commands the same
+//! proxy with the allow-list as the policy (the `shell::egress` module).
 //!
-//! It speaks the two forms browsers send a proxy. `CONNECT host:port` (HTTPS, secure
-//! WebSockets) becomes a tunnel to the checked address. An absolute-form request
+//! It speaks the two forms clients send a proxy. `CONNECT host:port` (HTTPS, secure
+//! WebSockets) becomes a tunnel to the checked address; a policy may ask to see the
+//! tunnel's first bytes, a TLS ClientHello whose server name must be the host asked for
+//! ([`TunnelCheck`]). An absolute-form request
 //! (`GET http://host/path HTTP/1.1`, plain HTTP) is forwarded in origin form with
-//! `Connection: close`, so that each request comes on a connection of its own and is
+//! `Connection: close` and a `Host` header naming the URL's host (RFC 9112, 3.2.2: a
+//! proxy replaces the one it got, so a client cannot name one host to the policy and
+//! another to the server), so that each request comes on a connection of its own and is
 //! checked on its own: a server must not act on requests that follow one marked `close`
-//! (RFC 9112, 9.6), so a second request pipelined behind the first goes nowhere new. The proxy resolves the host itself and connects to the address it
-//! approved, so no second lookup can rebind the name. A refused connection is answered
-//! `403 Forbidden` with the guard's reason; one that cannot be made, `502 Bad Gateway`.
+//! (RFC 9112, 9.6), so a second request pipelined behind the first goes nowhere new. The
+//! proxy resolves the host itself and connects to the address it approved, so no second
+//! lookup can rebind the name. A refused connection is answered `403 Forbidden` with the
+//! policy's reason; one that cannot be made, `502 Bad Gateway`. Every decision is told to
+//! the policy ([`ProxyPolicy::record`]), which may keep it for an audit.
 //!
-//! It listens on an ephemeral port of 127.0.0.1 for as long as its owner keeps it; dropping
-//! it stops the listener and every connection it carries.
+//! It listens on an ephemeral port of 127.0.0.1 ([`GuardedProxy::start`]), or on a
+//! listener it is given ([`GuardedProxy::serve`]: one made inside a command's network
+//! namespace), for as long as its owner keeps it; dropping it stops the listener and
+//! every connection it carries.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,7 +38,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 use url::{Host, Url};
 
-use super::ssrf_guard::SsrfGuard;
+use super::client_hello::{self, Hello};
+use super::ssrf_guard::{SsrfGuard, SsrfGuardError};
 
 /// The most a request line and its headers may take.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -36,13 +47,66 @@ const MAX_HEAD_BYTES: usize = 64 * 1024;
 /// How long to wait before accepting again after `accept` failed.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
-/// Headers about the hop to the proxy, not meant for the server.
+/// Headers about the hop to the proxy, not meant for the server (`host` is replaced by
+/// the URL's).
 const HOP_HEADERS: &[&str] = &[
     "connection",
+    "host",
     "keep-alive",
     "proxy-authorization",
     "proxy-connection",
 ];
+
+/// What the proxy may connect to: the one decision that differs between its users.
+pub(crate) trait ProxyPolicy: Send + Sync + 'static {
+    /// The addresses a connection to `target`'s host and port may go to, or why none.
+    fn addresses(&self, target: &Url) -> impl Future<Output = Result<Vec<SocketAddr>, Refusal>> + Send;
+
+    /// What a tunnel to `target` must begin with. Default: anything.
+    fn tunnel(&self, _target: &Url) -> TunnelCheck {
+        TunnelCheck::Open
+    }
+
+    /// Told of every connection the proxy was asked for and what became of it.
+    fn record(&self, _connection: Connection<'_>) {}
+}
+
+/// What the first bytes of a tunnel must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TunnelCheck {
+    /// Anything: the tunnel is opened as asked.
+    Open,
+    /// A TLS ClientHello naming the CONNECT host (its SNI; a tunnel to an IP address may
+    /// name none), or, if `plain` allows, something that is not TLS at all.
+    TlsNamingHost {
+        /// Whether a tunnel that does not start with TLS may pass.
+        plain: bool,
+    },
+}
+
+/// One connection the proxy was asked for, as told to [`ProxyPolicy::record`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Connection<'a> {
+    /// `CONNECT`, or the method of a forwarded request.
+    pub(crate) method: &'a str,
+    /// The host asked for (a name, or an address as the URL writes it).
+    pub(crate) host: &'a str,
+    /// The port asked for.
+    pub(crate) port: u16,
+    /// What became of it.
+    pub(crate) verdict: Verdict<'a>,
+}
+
+/// What became of a connection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Verdict<'a> {
+    /// Made.
+    Allowed,
+    /// Refused by the policy, with its reason.
+    Refused(&'a str),
+    /// Allowed but not made: the host could not be resolved or reached.
+    Failed(&'a str),
+}
 
 /// A running guarded proxy; stops when dropped.
 #[derive(Debug)]
@@ -52,13 +116,24 @@ pub(crate) struct GuardedProxy {
 }
 
 impl GuardedProxy {
-    /// Starts a proxy on 127.0.0.1 that lets connections through `guard`, each given
-    /// `connect_timeout` to reach its server.
-    pub(crate) async fn start(guard: SsrfGuard, connect_timeout: Duration) -> std::io::Result<Self> {
+    /// Starts a proxy on an ephemeral port of 127.0.0.1 that lets connections through
+    /// `policy`, each given `connect_timeout` to reach its server.
+    pub(crate) async fn start(policy: impl ProxyPolicy, connect_timeout: Duration) -> std::io::Result<Self> {
         let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
+        Self::serve(listener, policy, connect_timeout)
+    }
+
+    /// Serves the clients of `listener` (which may belong to another network namespace:
+    /// a socket stays in the one it was made in) through `policy`. Must be called within
+    /// a Tokio runtime.
+    pub(crate) fn serve(
+        listener: TcpListener,
+        policy: impl ProxyPolicy,
+        connect_timeout: Duration,
+    ) -> std::io::Result<Self> {
         let addr = listener.local_addr()?;
         let route = Arc::new(Route {
-            guard,
+            policy,
             connect_timeout,
         });
         let task = tokio::spawn(accept(listener, route));
@@ -80,12 +155,12 @@ impl Drop for GuardedProxy {
 
 /// How the proxy reaches a server.
 #[derive(Debug)]
-struct Route {
-    guard: SsrfGuard,
+struct Route<P> {
+    policy: P,
     connect_timeout: Duration,
 }
 
-async fn accept(listener: TcpListener, route: Arc<Route>) {
+async fn accept<P: ProxyPolicy>(listener: TcpListener, route: Arc<Route<P>>) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -110,7 +185,7 @@ enum Request {
     Forward(Url, Vec<u8>),
 }
 
-async fn serve(client: TcpStream, route: Arc<Route>) {
+async fn serve<P: ProxyPolicy>(client: TcpStream, route: Arc<Route<P>>) {
     let mut client = BufReader::new(client);
     let Ok(head) = read_head(&mut client).await else {
         return;
@@ -119,25 +194,119 @@ async fn serve(client: TcpStream, route: Arc<Route>) {
         Ok(request) => request,
         Err(reason) => return answer(&mut client, "400 Bad Request", &reason).await,
     };
-    let url = match &request {
-        Request::Tunnel(url) | Request::Forward(url, _) => url,
+    let (method, url) = match &request {
+        Request::Tunnel(url) => ("CONNECT", url),
+        Request::Forward(url, head) => (method_of(head), url),
     };
-    let mut server = match route.connect(url).await {
-        Ok(server) => server,
-        Err(Refusal::Blocked(reason)) => return answer(&mut client, "403 Forbidden", &reason).await,
-        Err(Refusal::Unreachable(reason)) => return answer(&mut client, "502 Bad Gateway", &reason).await,
+    let host = url.host_str().unwrap_or_default();
+    let record = |verdict| {
+        route.policy.record(Connection {
+            method,
+            host,
+            port: port(url),
+            verdict,
+        });
     };
-    let started = match &request {
-        Request::Tunnel(_) => {
-            client
+    let addresses = match route.policy.addresses(url).await {
+        Ok(addresses) => addresses,
+        Err(Refusal::Blocked(reason)) => {
+            record(Verdict::Refused(&reason));
+            return answer(&mut client, "403 Forbidden", &reason).await;
+        }
+        Err(Refusal::Unreachable(reason)) => {
+            record(Verdict::Failed(&reason));
+            return answer(&mut client, "502 Bad Gateway", &reason).await;
+        }
+    };
+    let (mut server, first) = match &request {
+        Request::Forward(_, head) => match route.connect(addresses).await {
+            Ok(server) => (server, head.clone()),
+            Err(reason) => {
+                record(Verdict::Failed(&reason));
+                return answer(&mut client, "502 Bad Gateway", &reason).await;
+            }
+        },
+        // The tunnel's first bytes are judged before the server is contacted at all.
+        Request::Tunnel(url) => {
+            if client
                 .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
                 .await
+                .is_err()
+            {
+                return;
+            }
+            let check = route.policy.tunnel(url);
+            let first = match check_tunnel(&mut client, url, check, route.connect_timeout).await {
+                Ok(first) => first,
+                // The tunnel is open already: closing it is the only answer left.
+                Err(reason) => return record(Verdict::Refused(&reason)),
+            };
+            match route.connect(addresses).await {
+                Ok(server) => (server, first),
+                Err(reason) => return record(Verdict::Failed(&reason)),
+            }
         }
-        Request::Forward(_, head) => server.write_all(head).await,
     };
-    if started.is_ok() {
+    record(Verdict::Allowed);
+    if server.write_all(&first).await.is_ok() {
         // The client's bytes already buffered past the head (a request body) go first.
         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+    }
+}
+
+/// The method of a forwarded head (its first word).
+fn method_of(head: &[u8]) -> &str {
+    let end = head.iter().position(|byte| *byte == b' ').unwrap_or(0);
+    std::str::from_utf8(&head[..end]).unwrap_or("?")
+}
+
+/// Reads what a tunnel's client sends first, as far as `check` needs to judge it, and
+/// returns those bytes for the server, or why the tunnel may not go on.
+async fn check_tunnel(
+    client: &mut BufReader<TcpStream>,
+    url: &Url,
+    check: TunnelCheck,
+    wait: Duration,
+) -> Result<Vec<u8>, String> {
+    let TunnelCheck::TlsNamingHost { plain } = check else {
+        return Ok(Vec::new());
+    };
+    let mut first = Vec::new();
+    let hello = tokio::time::timeout(wait, async {
+        loop {
+            match client_hello::server_name(&first) {
+                Hello::Incomplete => {}
+                judged => return Ok(judged),
+            }
+            let mut chunk = [0u8; 4096];
+            match client.read(&mut chunk).await {
+                Ok(0) | Err(_) => {
+                    return Err("the client closed the tunnel before sending anything".to_owned());
+                }
+                Ok(read) => first.extend_from_slice(&chunk[..read]),
+            }
+        }
+    })
+    .await
+    .map_err(|_| "the client sent no TLS ClientHello in time".to_owned())??;
+    let host = url.host_str().unwrap_or_default();
+    let is_name = matches!(url.host(), Some(Host::Domain(_)));
+    match hello {
+        Hello::Tls(Some(name)) if name.eq_ignore_ascii_case(host.trim_end_matches('.')) => Ok(first),
+        Hello::Tls(Some(name)) => Err(format!(
+            "the TLS ClientHello names `{name}`, not `{host}` the tunnel was opened to"
+        )),
+        Hello::Tls(None) if !is_name => Ok(first),
+        Hello::Tls(None) => Err(format!(
+            "the TLS ClientHello names no server (SNI); a tunnel to `{host}` must name it"
+        )),
+        Hello::NotTls if plain => Ok(first),
+        Hello::NotTls => Err(format!(
+            "the tunnel to `{host}` does not start TLS; plain traffic through CONNECT is allowed \
+             only to a port listed explicitly"
+        )),
+        Hello::Malformed(reason) => Err(format!("the TLS ClientHello cannot be read: {reason}")),
+        Hello::Incomplete => Err("the TLS ClientHello is incomplete".to_owned()),
     }
 }
 
@@ -176,7 +345,11 @@ fn parse(head: &[u8]) -> Result<Request, String> {
     if url.scheme() != "http" {
         return Err(format!("only http URLs are forwarded, not `{}:`", url.scheme()));
     }
-    let mut forwarded = format!("{method} {} {version}\r\n", origin_form(&url));
+    let mut forwarded = format!(
+        "{method} {} {version}\r\nHost: {}\r\n",
+        origin_form(&url),
+        authority(&url)
+    );
     for line in lines.take_while(|line| !line.is_empty()) {
         let name = line.split(':').next().unwrap_or_default().trim();
         if !HOP_HEADERS.iter().any(|hop| name.eq_ignore_ascii_case(hop)) {
@@ -186,6 +359,15 @@ fn parse(head: &[u8]) -> Result<Request, String> {
     }
     forwarded.push_str("Connection: close\r\n\r\n");
     Ok(Request::Forward(url, forwarded.into_bytes()))
+}
+
+/// `host` or `host:port` (the port only when the URL names one other than its scheme's).
+fn authority(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
 }
 
 /// `/path?query`, what a server is sent in place of the absolute URL.
@@ -209,23 +391,34 @@ fn tunnel_url(target: &str) -> Option<Url> {
     Some(url)
 }
 
-fn port(url: &Url) -> u16 {
+/// The port a connection to `url` goes to.
+pub(crate) fn port(url: &Url) -> u16 {
     url.port_or_known_default().unwrap_or(443)
 }
 
 /// Why a connection was not made.
 #[derive(Debug)]
-enum Refusal {
-    /// The guard refused the host.
+pub(crate) enum Refusal {
+    /// The policy refused the host.
     Blocked(String),
     /// The host could not be resolved or reached.
     Unreachable(String),
 }
 
-impl Route {
-    /// Connects to the URL's host, at an address the guard approved.
-    async fn connect(&self, url: &Url) -> Result<TcpStream, Refusal> {
-        let addresses = self.addresses(url).await?;
+impl From<SsrfGuardError> for Refusal {
+    fn from(error: SsrfGuardError) -> Self {
+        match error {
+            SsrfGuardError::Blocked(reason) => Refusal::Blocked(reason),
+            unresolvable @ SsrfGuardError::Unresolvable { .. } => {
+                Refusal::Unreachable(unresolvable.to_string())
+            }
+        }
+    }
+}
+
+impl<P> Route<P> {
+    /// Connects to the first of the approved `addresses` that answers.
+    async fn connect(&self, addresses: Vec<SocketAddr>) -> Result<TcpStream, String> {
         let mut last_error = String::from("no address to connect to");
         for address in addresses {
             match tokio::time::timeout(self.connect_timeout, TcpStream::connect(address)).await {
@@ -234,33 +427,34 @@ impl Route {
                 Err(_) => last_error = format!("cannot connect to {address}: timed out"),
             }
         }
-        Err(Refusal::Unreachable(last_error))
+        Err(last_error)
     }
+}
 
-    /// The approved addresses of the URL's host, with the port to connect to: the URL's
-    /// own if it names one, else a trusted host's configured port, else the default.
-    async fn addresses(&self, url: &Url) -> Result<Vec<SocketAddr>, Refusal> {
-        use super::ssrf_guard::SsrfGuardError;
-        let refusal = |error: SsrfGuardError| match error {
-            SsrfGuardError::Blocked(reason) => Refusal::Blocked(reason),
-            unresolvable @ SsrfGuardError::Unresolvable { .. } => {
-                Refusal::Unreachable(unresolvable.to_string())
-            }
-        };
-        self.guard.check_url(url).map_err(refusal)?;
-        let mut addresses = match url.host() {
-            Some(Host::Domain(name)) => self.guard.resolve(name).await.map_err(refusal)?,
-            Some(Host::Ipv4(ip)) => vec![SocketAddr::new(ip.into(), 0)],
-            Some(Host::Ipv6(ip)) => vec![SocketAddr::new(ip.into(), 0)],
-            None => return Err(Refusal::Blocked("the URL has no host".into())),
-        };
-        for address in &mut addresses {
-            if url.port().is_some() || address.port() == 0 {
-                address.set_port(port(url));
-            }
-        }
-        Ok(addresses)
+/// The SSRF guard alone, as Chromium's proxy applies it.
+impl ProxyPolicy for SsrfGuard {
+    async fn addresses(&self, target: &Url) -> Result<Vec<SocketAddr>, Refusal> {
+        self.check_url(target)?;
+        guarded_addresses(self, target).await
     }
+}
+
+/// The addresses of the URL's host as `guard` resolves them (a name) or as written (an
+/// address, which the caller has judged), with the port to connect to: the URL's own if
+/// it names one, else a trusted host's configured port, else the scheme's.
+pub(crate) async fn guarded_addresses(guard: &SsrfGuard, url: &Url) -> Result<Vec<SocketAddr>, Refusal> {
+    let mut addresses = match url.host() {
+        Some(Host::Domain(name)) => guard.resolve(name).await?,
+        Some(Host::Ipv4(ip)) => vec![SocketAddr::new(ip.into(), 0)],
+        Some(Host::Ipv6(ip)) => vec![SocketAddr::new(ip.into(), 0)],
+        None => return Err(Refusal::Blocked("the URL has no host".into())),
+    };
+    for address in &mut addresses {
+        if url.port().is_some() || address.port() == 0 {
+            address.set_port(port(url));
+        }
+    }
+    Ok(addresses)
 }
 
 /// Answers the client with `status` and `reason` as a short text, then closes.
@@ -289,8 +483,9 @@ mod tests {
 
     #[test]
     fn a_plain_request_is_forwarded_in_origin_form_without_hop_headers() {
+        // The Host header the server gets is the URL's, whatever the client wrote.
         let (url, head) = forwarded(
-            "GET http://example.com:8080/a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\n\
+            "GET http://example.com:8080/a/b?c=d HTTP/1.1\r\nHost: other.test\r\n\
              Proxy-Connection: keep-alive\r\nConnection: keep-alive\r\nAccept: */*\r\n\r\n",
         );
         assert_eq!(url, "http://example.com:8080/a/b?c=d");

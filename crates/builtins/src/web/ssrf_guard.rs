@@ -48,6 +48,7 @@ pub(crate) struct SsrfGuard {
 
 impl SsrfGuard {
     /// The guard a fetcher with this configuration applies.
+    #[cfg(feature = "web")]
     pub(crate) fn new(config: &FetchConfig) -> Self {
         let guard = Self::trusting(config.allow_private_network, config.trusted_hosts());
         #[cfg(test)]

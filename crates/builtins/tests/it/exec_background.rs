@@ -141,7 +141,7 @@ async fn without_the_network_no_server_can_listen() {
     if test_support::require_program("python3", "apt-get install python3").is_none() {
         return;
     }
-    let world = world(|config| config.network = false);
+    let world = world(|config| config.network = agent_tools_builtins::ExecNetwork::None);
     let port = free_port();
     let command = format!("sleep 1.5; python3 -u -m http.server --bind 127.0.0.1 {port}");
     let (server, first) = start_with_output(&world.registry, &command).await;

@@ -8,6 +8,8 @@ mod allocations;
 #[cfg(feature = "fs")]
 mod apply_patch;
 mod exec_background;
+#[cfg(target_os = "linux")]
+mod exec_egress;
 mod exec_memory;
 #[cfg(feature = "postgres")]
 mod memory_postgres;

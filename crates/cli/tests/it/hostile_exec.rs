@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use agent_tools::builtins::Builtins;
 use agent_tools::builtins::Workspace;
-use agent_tools::builtins::{ExecConfig, ExecSandbox};
+use agent_tools::builtins::{ExecConfig, ExecNetwork, ExecSandbox};
 use agent_tools::{
     ToolCall, ToolRegistry, ToolResult,
     audit::{MemoryAudit, Outcome},
@@ -299,7 +299,7 @@ async fn without_the_network_no_packet_leaves_by_any_protocol() {
             "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0); print(\"REACHED\")".to_owned(),
         ),
     ];
-    let offline = Harness::new(|config| config.network = false);
+    let offline = Harness::new(|config| config.network = ExecNetwork::None);
     for (protocol, code) in &attacks {
         assert_refused(&offline.exec(&python(code)).await, protocol);
     }

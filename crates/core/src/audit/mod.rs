@@ -10,6 +10,7 @@
 //! headers, `NAME=value`) — also in arguments that did not parse. Argument sizes are
 //! capped.
 
+mod details;
 mod jsonl;
 mod memory;
 pub(crate) mod redact;
@@ -20,6 +21,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub(crate) use details::AuditDetails;
 pub use jsonl::JsonlAudit;
 pub use memory::MemoryAudit;
 pub use tracing_sink::TracingAudit;
@@ -122,6 +124,12 @@ pub struct AuditEvent {
     /// The answer to the policy's question about the call, when it asked one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<ApprovalRecord>,
+    /// What the tool recorded about the call, by key (see
+    /// [`ToolContext::audit_detail`](crate::ToolContext::audit_detail)): e.g. `exec`'s
+    /// `network`, each connection its command's proxy allowed or refused. Left out when
+    /// empty.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub details: serde_json::Map<String, Value>,
 }
 
 /// A person's answer to the policy's question about a call, as the audit log keeps it.
@@ -233,6 +241,7 @@ mod tests {
             error: Some("bad".into()),
             repairs: vec![],
             approval: None,
+            details: serde_json::Map::new(),
         };
         let line = serde_json::to_string(&event).unwrap();
         assert!(

@@ -19,6 +19,7 @@ use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
 use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
+use crate::audit::AuditDetails;
 use crate::context::{CallCancellation, CallParts, PathsPinned};
 use crate::suggest;
 use crate::validation::InvalidArguments;
@@ -62,6 +63,8 @@ pub(super) struct Admitted<'a> {
     pub(super) call_id: &'a str,
     pub(super) started: Instant,
     pub(super) options: CallOptions,
+    /// Where the tool's context records audit details, when the call is audited.
+    pub(super) audit_details: Option<AuditDetails>,
 }
 
 impl ToolRegistry {
@@ -239,6 +242,7 @@ impl ToolRegistry {
             call_id,
             started,
             options,
+            audit_details: recorder.details(),
         };
         Finished {
             repairs,
@@ -254,6 +258,7 @@ impl ToolRegistry {
             call_id,
             started,
             mut options,
+            audit_details,
         } = call;
         let name = &*entry.name;
         let session_id = options.session_id.clone();
@@ -283,7 +288,14 @@ impl ToolRegistry {
         let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
         let ctx = self
-            .context(entry, call_id, options, limit, cancellation.clone())
+            .context(
+                entry,
+                call_id,
+                options,
+                limit,
+                cancellation.clone(),
+                audit_details,
+            )
             .with_result_budget(budget);
         let permits = entry.permits.clone();
         let run = run_isolated(
@@ -377,6 +389,7 @@ impl ToolRegistry {
         options: CallOptions,
         limit: Option<TimeLimit>,
         cancellation: Arc<CallCancellation>,
+        audit_details: Option<AuditDetails>,
     ) -> ToolContext {
         ToolContext::for_call(CallParts {
             session_end: self.config().sessions.token(options.session_id.as_ref()),
@@ -391,6 +404,7 @@ impl ToolRegistry {
             caller: options.caller.or_else(|| self.config().caller.clone()),
             principal: options.principal,
             trace_context: options.trace_context,
+            audit_details,
         })
     }
 

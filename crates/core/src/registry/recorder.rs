@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
 use crate::{
-    audit::{ApprovalRecord, AuditEvent, Outcome},
+    audit::{ApprovalRecord, AuditDetails, AuditEvent, Outcome},
     caller::Caller,
     principal::Principal,
     tool::BoxFuture,
@@ -46,6 +46,8 @@ struct Pending<'a> {
     /// The call's caller, asked when the call is dropped whether it was put aside for
     /// answers rather than cancelled.
     caller: Option<Arc<dyn Caller>>,
+    /// What the tool recorded through its context.
+    details: AuditDetails,
 }
 
 /// What the audit sinks that store in the background still have to store: the registry
@@ -98,6 +100,7 @@ impl<'a> AuditRecorder<'a> {
                 trace_context,
                 approval: None,
                 caller: options.caller.clone(),
+                details: AuditDetails::default(),
             })
         });
         Self { pending }
@@ -148,6 +151,12 @@ impl<'a> AuditRecorder<'a> {
                 ToolArguments::Freeform(text) => pending.arguments = pending.config.redactor.raw(text),
             }
         }
+    }
+
+    /// The collector the call's context records the tool's details in, when the call is
+    /// audited.
+    pub(crate) fn details(&self) -> Option<AuditDetails> {
+        self.pending.as_ref().map(|pending| pending.details.clone())
     }
 
     /// Records the finished call; `output_bytes` is the output's size when the caller
@@ -228,6 +237,7 @@ impl Pending<'_> {
             error: ended.error,
             repairs: ended.repairs,
             approval: self.approval,
+            details: self.details.take(),
         };
         for sink in self.config.sinks.iter() {
             sink.record(&event);

@@ -143,6 +143,7 @@ impl ToolRegistry {
             call_id: &call_id,
             started,
             options,
+            audit_details: recorder.details(),
         };
         self.run_admitted(admitted, arguments).await
     }

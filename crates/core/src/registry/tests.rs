@@ -724,6 +724,39 @@ async fn every_call_is_audited_with_its_outcome() {
 }
 
 #[tokio::test]
+async fn what_a_tool_records_reaches_its_audit_event_and_only_its_own() {
+    let audit = MemoryAudit::new();
+    let registry = ToolRegistry::builder().audit(audit.clone()).build();
+    registry
+        .register(DynamicTool::new(
+            "fetcher",
+            "Records what it reached.",
+            empty_schema(),
+            |_a, ctx: ToolContext| async move {
+                ctx.audit_detail("network", json!(["first"]));
+                ctx.audit_detail("network", json!([{"host": "a.test", "allowed": false}]));
+                Ok::<_, ToolError>("done")
+            },
+        ))
+        .unwrap();
+    registry.register(Add).unwrap();
+    registry.call(ToolCall::new("1", "fetcher", "{}")).await;
+    registry
+        .call(ToolCall::new("2", "add", r#"{"a": 1, "b": 2}"#))
+        .await;
+    let events = audit.events();
+    assert_eq!(
+        events[0].details.get("network"),
+        Some(&json!([{"host": "a.test", "allowed": false}]))
+    );
+    assert!(events[1].details.is_empty());
+    let line = serde_json::to_string(&events[1]).unwrap();
+    assert!(!line.contains("details"), "{line}");
+    // Outside a registry there is no record to add to, and nothing fails.
+    ToolContext::new("direct").audit_detail("network", json!([]));
+}
+
+#[tokio::test]
 async fn unparseable_arguments_are_audited_as_text() {
     let audit = MemoryAudit::new();
     let registry = ToolRegistry::builder().audit(audit.clone()).build();

@@ -122,6 +122,7 @@ impl BackgroundProcess {
             command: mut command_line,
             plan,
             temp,
+            proxy,
             ..
         } = launch;
         let (output_read, output_write) = std::io::pipe()?;
@@ -151,8 +152,9 @@ impl BackgroundProcess {
         let supervised = this.clone();
         tokio::spawn(async move {
             supervised.supervise(child, reader, limits).await;
-            // The command's TMPDIR goes once it has ended.
+            // The command's TMPDIR and its proxy go once it has ended.
             drop(temp);
+            drop(proxy);
         });
         Ok(this)
     }

@@ -69,7 +69,7 @@ pub(crate) async fn start(
 ) -> Result<String, ToolError> {
     let config = &exec.config;
     let launch = launch::prepare(ws, exec, &args)?;
-    let note = launch.notes.missing.clone();
+    let notes = launch.notes.always.clone();
     let limits = Limits {
         buffer: config.background_buffer,
         kill_grace: config.kill_grace,
@@ -92,7 +92,7 @@ pub(crate) async fn start(
         )));
     }
     let mut out = format!("started {} in the background", process.id);
-    if let Some(note) = note {
+    for note in notes {
         out.push_str(&format!("\n[{note}]"));
     }
     let (text, read_whole) = read(&process, None, config.output_limit);

@@ -1,5 +1,5 @@
 //! What the command's process does between `fork` and `exec`: die with the agent, enter
-//! its PID namespace, and confine itself.
+//! its PID namespace (and under an allow-list its network namespace), and confine itself.
 //!
 //! # Why nothing here allocates
 //!
@@ -13,6 +13,7 @@
 //! [`std::io::Error`], which std's child code sends to the parent without allocating.
 
 mod namespace;
+mod network;
 mod sys;
 
 use std::io;
@@ -29,8 +30,11 @@ pub(crate) struct ChildPlan {
     pub(crate) landlock: Option<OwnedFd>,
     /// A seccomp program to install (last: it may refuse calls made before it).
     pub(crate) seccomp: Option<seccompiler::BpfProgram>,
-    /// A PID namespace to run in.
+    /// Namespaces to run in: PID, and network under an allow-list.
     pub(crate) namespace: Option<NamespaceSetup>,
+    /// Where to send the proxy's listener made in the network namespace: this process's
+    /// end of a socket pair whose other end the agent reads.
+    pub(crate) proxy_link: Option<OwnedFd>,
     /// Give up every capability (a root agent's command runs as uid 0 without them).
     pub(crate) drop_capabilities: bool,
 }
@@ -50,7 +54,7 @@ impl ChildPlan {
     fn apply(&self) -> io::Result<()> {
         sys::die_with_parent()?;
         if let Some(setup) = &self.namespace {
-            namespace::enter(setup)?;
+            namespace::enter(setup, self.proxy_link.as_ref().map(AsRawFd::as_raw_fd))?;
         }
         if self.drop_capabilities {
             sys::drop_capabilities()?;

@@ -27,6 +27,10 @@
 //! namespaces; some distributions turn them off). The command keeps its user and group
 //! ids: they are mapped to themselves, so it gains nothing it did not have.
 //!
+//! Under a network allow-list the same `unshare` also makes a network namespace (the
+//! `network` module); with `keep_background = true` the command gets that one alone, with
+//! no PID namespace and so no supervisor: it runs in the process that made it.
+//!
 //! What this does not do: it does not hide the agent's processes from `/proc` (Landlock
 //! keeps the command from reading or tracing them), and it does not limit how many
 //! processes a command starts (set `RLIMIT_NPROC` or a cgroup for that).
@@ -37,9 +41,11 @@ use std::os::fd::RawFd;
 
 use libc::pid_t;
 
+use super::network;
 use super::sys::{self, Forked};
 
-/// How to enter a PID namespace here, as the probe found works.
+/// How to enter a PID namespace (and, for an allow-list, a network namespace) here, as the
+/// probe found works.
 #[derive(Debug, Clone)]
 pub(crate) struct NamespaceSetup {
     flags: libc::c_int,
@@ -69,6 +75,27 @@ impl NamespaceSetup {
         }
     }
 
+    /// The same namespaces and a network namespace too.
+    pub(crate) fn with_network(&self) -> Self {
+        Self {
+            flags: self.flags | libc::CLONE_NEWNET,
+            ..self.clone()
+        }
+    }
+
+    /// The same without the PID namespace (for `keep_background = true`).
+    pub(crate) fn without_pid(&self) -> Self {
+        Self {
+            flags: self.flags & !libc::CLONE_NEWPID,
+            ..self.clone()
+        }
+    }
+
+    /// Whether this setup makes a network namespace.
+    pub(crate) fn has_network(&self) -> bool {
+        self.flags & libc::CLONE_NEWNET != 0
+    }
+
     /// Whether this setup needs unprivileged user namespaces.
     pub(crate) fn uses_user_namespace(&self) -> bool {
         self.id_maps.is_some()
@@ -79,11 +106,14 @@ const SETGROUPS: &CStr = c"/proc/self/setgroups";
 const UID_MAP: &CStr = c"/proc/self/uid_map";
 const GID_MAP: &CStr = c"/proc/self/gid_map";
 
-/// Makes the new namespace and the two processes that hold it, and returns in the process
-/// that goes on to `exec` the command. The supervisor and init never return.
+/// Makes the new namespaces and, for a PID namespace, the two processes that hold it, and
+/// returns in the process that goes on to `exec` the command. The supervisor and init
+/// never return. In a network namespace, loopback comes up and, given `proxy_link`, the
+/// proxy's listener is sent down it — before the supervisor forks, since it and init close
+/// every descriptor they do not need.
 ///
 /// Runs between `fork` and `exec`: see the parent module for what that allows.
-pub(super) fn enter(setup: &NamespaceSetup) -> io::Result<()> {
+pub(super) fn enter(setup: &NamespaceSetup, proxy_link: Option<RawFd>) -> io::Result<()> {
     sys::unshare(setup.flags)?;
     if let Some((uid_map, gid_map)) = &setup.id_maps {
         // An unprivileged process may map only its own ids, and only after giving up
@@ -91,6 +121,15 @@ pub(super) fn enter(setup: &NamespaceSetup) -> io::Result<()> {
         sys::write_file(SETGROUPS, b"deny")?;
         sys::write_file(UID_MAP, uid_map)?;
         sys::write_file(GID_MAP, gid_map)?;
+    }
+    if setup.has_network() {
+        network::bring_up_loopback()?;
+        if let Some(link) = proxy_link {
+            network::send_proxy_listener(link)?;
+        }
+    }
+    if setup.flags & libc::CLONE_NEWPID == 0 {
+        return Ok(());
     }
     let [status_read, status_write] = sys::pipe()?;
     match sys::fork()? {
@@ -152,7 +191,7 @@ pub(crate) fn probe(setup: &NamespaceSetup) -> io::Result<()> {
     match unsafe { libc::fork() } {
         -1 => Err(io::Error::last_os_error()),
         0 => {
-            let code = match enter(setup) {
+            let code = match enter(setup, None) {
                 Ok(()) => 0,
                 Err(error) => error.raw_os_error().unwrap_or(libc::EINVAL),
             };

@@ -8,6 +8,7 @@
 //! | no signals to processes outside | Landlock scopes, or the PID namespace | ABI 6 (Linux 6.12), or a PID namespace |
 //! | no Unix sockets (named or abstract) | seccomp (and Landlock scopes for abstract ones) | seccomp filters (Linux 4.14) |
 //! | no network (`network = false`): TCP, UDP, DNS, raw | seccomp (and Landlock for TCP from ABI 4) | seccomp filters |
+//! | only the allow-list's hosts (`network = [...]`): no connection but through the proxy | a network namespace per command (its own loopback, nothing else); Landlock: TCP connect only to the proxy's port, no bind; seccomp: no UDP (so no DNS), raw or non-TCP stream sockets | root, or unprivileged user namespaces; ABI 4; seccomp filters |
 //! | no typing into the terminal (TIOCSTI, TIOCLINUX) | seccomp | seccomp filters |
 //! | nothing outlives the call | a PID namespace per command | root, or unprivileged user namespaces |
 //! | no capabilities (a root agent's command keeps uid 0 but none of root's powers) | `capset` and the bounding set | any Linux |
@@ -44,13 +45,24 @@ mod unsupported;
 #[cfg(not(target_os = "linux"))]
 use unsupported as platform;
 
-/// What the child applies to itself before `exec`, and how to prepare it for one call.
-pub(crate) use platform::{ChildPlan, prepare};
+/// What the child applies to itself before `exec`, how to prepare it for one call, and
+/// whether a command under an allow-list can get a network namespace of its own.
+pub(crate) use platform::{ChildPlan, network_namespace, prepare};
 
 pub(crate) use crate::config::exec::ExecSandbox;
 #[cfg(not(target_os = "linux"))]
 use hidden_paths::ReadScope;
 pub(crate) use hidden_paths::ReadSettings;
+
+/// How a command under a network allow-list reaches the agent's proxy.
+#[derive(Debug)]
+pub(crate) enum ProxyRoute {
+    /// From a network namespace of its own, where the child listens on the proxy's port
+    /// and sends the listener down this end of a socket pair.
+    Namespace(std::os::fd::OwnedFd),
+    /// On the agent's loopback, at this port: no namespace could be made.
+    Shared(u16),
+}
 
 /// What the child will apply, and the note for the output when something is off.
 #[derive(Debug)]

@@ -30,10 +30,18 @@ impl ChildPlan {
 
 /// Refuses unless the sandbox is off; with it off, notes (or, with `require_sandbox`,
 /// refuses) that background processes may outlive the call.
+/// No network namespaces here: an allow-list's proxy is shared ([`super::ProxyRoute::Shared`]).
+pub(crate) fn network_namespace(_config: &ExecConfig) -> bool {
+    false
+}
+
+/// Without a sandbox nothing keeps a command to the allow-list's proxy: the command is
+/// only given the proxy's address (`sandbox = "none"` says so).
 pub(crate) fn prepare(
     config: &ExecConfig,
     _scope: &ReadScope,
     _writable: &[&Path],
+    _proxy: Option<super::ProxyRoute>,
 ) -> Result<Prepared, String> {
     let prepared = |note: Option<String>| Prepared {
         plan: ChildPlan,
@@ -73,11 +81,12 @@ mod tests {
                 &config(ExecSandbox::Landlock, keep, require),
                 &ReadScope::default(),
                 &[],
+                None,
             )
             .unwrap_err();
             assert_eq!(refused, NEEDS_LINUX);
         }
-        assert!(prepare(&ExecConfig::default(), &ReadScope::default(), &[]).is_err());
+        assert!(prepare(&ExecConfig::default(), &ReadScope::default(), &[], None).is_err());
     }
 
     #[test]
@@ -86,6 +95,7 @@ mod tests {
             &config(ExecSandbox::None, false, false),
             &ReadScope::default(),
             &[],
+            None,
         )
         .unwrap();
         assert!(noted.note.unwrap().contains("PID namespace"));
@@ -93,6 +103,7 @@ mod tests {
             &config(ExecSandbox::None, true, false),
             &ReadScope::default(),
             &[],
+            None,
         )
         .unwrap();
         assert!(quiet.note.is_none());
@@ -100,10 +111,19 @@ mod tests {
             &config(ExecSandbox::None, false, true),
             &ReadScope::default(),
             &[],
+            None,
         )
         .unwrap_err();
         assert!(refused.contains("keep_background = true"), "{refused}");
-        assert!(prepare(&config(ExecSandbox::None, true, true), &ReadScope::default(), &[]).is_ok());
+        assert!(
+            prepare(
+                &config(ExecSandbox::None, true, true),
+                &ReadScope::default(),
+                &[],
+                None
+            )
+            .is_ok()
+        );
     }
 
     #[tokio::test]

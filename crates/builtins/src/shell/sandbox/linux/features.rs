@@ -22,16 +22,23 @@ pub(crate) struct Features {
     pub(crate) seccomp: Result<(), String>,
     /// How to make a PID namespace here, or why it cannot be made.
     pub(crate) pid_namespace: Result<NamespaceSetup, String>,
+    /// Whether a network namespace can be made with it (with its loopback up), or why not.
+    pub(crate) network_namespace: Result<(), String>,
 }
 
 impl Features {
     /// The features of this kernel, probed on first use.
     pub(crate) fn get() -> &'static Features {
         static FEATURES: OnceLock<Features> = OnceLock::new();
-        FEATURES.get_or_init(|| Features {
-            landlock: landlock_abi(),
-            seccomp: seccomp(),
-            pid_namespace: pid_namespace(),
+        FEATURES.get_or_init(|| {
+            let pid_namespace = pid_namespace();
+            let network_namespace = network_namespace(&pid_namespace);
+            Features {
+                landlock: landlock_abi(),
+                seccomp: seccomp(),
+                pid_namespace,
+                network_namespace,
+            }
         })
     }
 
@@ -108,4 +115,12 @@ fn pid_namespace() -> Result<NamespaceSetup, String> {
         "no PID namespace can be made here: {}",
         reasons.join("; ")
     ))
+}
+
+fn network_namespace(pid_namespace: &Result<NamespaceSetup, String>) -> Result<(), String> {
+    let setup = pid_namespace
+        .as_ref()
+        .map_err(|reason| format!("no namespaces at all: {reason}"))?;
+    probe_namespace(&setup.with_network())
+        .map_err(|error| format!("no network namespace can be made here ({error})"))
 }

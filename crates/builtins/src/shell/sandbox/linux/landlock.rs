@@ -9,7 +9,9 @@
 //! what is hidden in it). A Landlock domain also
 //! keeps the command from tracing or reading the memory and environment of processes
 //! outside it (`/proc/<agent>/environ`). From ABI 6 it cannot signal them either, nor
-//! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP.
+//! connect to an abstract Unix socket made outside; from ABI 4 it can be refused TCP, or
+//! under a network allow-list allowed only to connect to the proxy's port (on any
+//! address: Landlock rules name ports, not hosts) and never to bind.
 //!
 //! What Landlock does not stop (so the seccomp filter does): `connect()` to a named Unix
 //! socket outside the workspace, UDP and raw sockets, terminal ioctls through `/dev/tty`.
@@ -20,8 +22,8 @@ use std::path::{Path, PathBuf};
 use super::readable::{self, Grant};
 use crate::shell::sandbox::hidden_paths::ReadScope;
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr, Scope,
-    path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, RulesetAttr, RulesetCreatedAttr,
+    Scope, path_beneath_rules,
 };
 
 /// The newest Landlock ABI this code knows.
@@ -35,6 +37,8 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev
 pub(crate) struct LandlockRules {
     /// TCP bind and connect (ABI 4).
     pub(crate) refuse_tcp: bool,
+    /// With `refuse_tcp`, the one port TCP may still connect to: the proxy's.
+    pub(crate) connect_port: Option<u16>,
     /// Signals to processes outside the sandbox (ABI 6).
     pub(crate) scope_signals: bool,
     /// Connecting to abstract Unix sockets made outside the sandbox (ABI 6).
@@ -102,6 +106,9 @@ fn build(rules: LandlockRules, grants: &[Grant]) -> Result<Option<OwnedFd>, land
         ruleset = ruleset.scope(Scope::AbstractUnixSocket)?;
     }
     let mut created = ruleset.create()?;
+    if let (true, Some(port)) = (rules.refuse_tcp, rules.connect_port) {
+        created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
     for (path, rights) in grants {
         // `path_beneath_rules` keeps only the file rights for a file, and skips a path
         // that is gone by now (nothing to grant).

@@ -12,11 +12,12 @@ use std::path::Path;
 
 use self::features::{Features, LANDLOCK_SCOPES, LANDLOCK_TCP};
 use self::landlock::LandlockRules;
-use self::seccomp::SocketRules;
+use self::seccomp::{InternetSockets, SocketRules};
 use super::hidden_paths::ReadScope;
-use super::{ExecSandbox, Prepared};
-use crate::ExecConfig;
+use super::{ExecSandbox, Prepared, ProxyRoute};
 pub(crate) use crate::shell::child::ChildPlan;
+use crate::shell::egress::PROXY_PORT;
+use crate::{ExecConfig, ExecNetwork};
 
 /// A restriction the configuration asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,7 @@ enum Restriction {
     Signals,
     UnixSockets,
     Network,
+    AllowList,
     TerminalInput,
     Background,
 }
@@ -38,6 +40,7 @@ impl Restriction {
             Restriction::Signals => "no signals to processes outside the sandbox",
             Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)",
             Restriction::Network => "no network (`network = false`)",
+            Restriction::AllowList => "only the allow-list's hosts (`network = [...]`)",
             Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)",
             Restriction::Background => "no processes outliving the call (`keep_background = false`)",
         }
@@ -51,13 +54,21 @@ struct Missing {
     reason: String,
 }
 
-/// Builds the confinement of one call on this kernel.
+/// Whether a command under an allow-list can have a network namespace of its own here.
+pub(crate) fn network_namespace(_config: &ExecConfig) -> bool {
+    Features::get().network_namespace.is_ok()
+}
+
+/// Builds the confinement of one call on this kernel: `scope` is what it may read,
+/// `writable` where it may write, `proxy` how a command under an allow-list reaches the
+/// proxy.
 pub(crate) fn prepare(
     config: &ExecConfig,
     scope: &ReadScope,
     writable: &[&Path],
+    proxy: Option<ProxyRoute>,
 ) -> Result<Prepared, String> {
-    prepare_with(Features::get(), config, scope, writable)
+    prepare_with(Features::get(), config, scope, writable, proxy)
 }
 
 fn prepare_with(
@@ -65,6 +76,7 @@ fn prepare_with(
     config: &ExecConfig,
     scope: &ReadScope,
     writable: &[&Path],
+    proxy: Option<ProxyRoute>,
 ) -> Result<Prepared, String> {
     let mut plan = ChildPlan::default();
     let mut missing = Vec::new();
@@ -77,8 +89,23 @@ fn prepare_with(
             }),
         }
     }
+    let proxy_port = proxy.map(|route| route_to_proxy(features, route, &mut plan));
     if config.sandbox == ExecSandbox::Landlock {
-        confine(features, config, scope, writable, &mut plan, &mut missing)?;
+        confine(
+            features,
+            config,
+            scope,
+            writable,
+            proxy_port,
+            &mut plan,
+            &mut missing,
+        )?;
+    }
+    if let Some(ProxyPort::Shared(port)) = proxy_port {
+        missing.push(Missing {
+            restriction: Restriction::AllowList,
+            reason: shared_proxy_gap(features, config, port),
+        });
     }
     let hidden = plan
         .landlock
@@ -100,12 +127,74 @@ fn prepare_with(
     }
 }
 
+/// Where a command finds the proxy: in its own network namespace, or on the agent's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProxyPort {
+    /// [`PROXY_PORT`] in the command's network namespace.
+    Namespace,
+    /// This port on the agent's loopback.
+    Shared(u16),
+}
+
+impl ProxyPort {
+    fn port(self) -> u16 {
+        match self {
+            ProxyPort::Namespace => PROXY_PORT,
+            ProxyPort::Shared(port) => port,
+        }
+    }
+}
+
+/// Adds the network namespace to the plan for a namespaced route (with
+/// `keep_background = true`, without the PID namespace).
+fn route_to_proxy(features: &Features, route: ProxyRoute, plan: &mut ChildPlan) -> ProxyPort {
+    match (route, &features.pid_namespace) {
+        (ProxyRoute::Namespace(link), Ok(setup)) => {
+            let setup = match &plan.namespace {
+                Some(with_pid) => with_pid.with_network(),
+                None => setup.with_network().without_pid(),
+            };
+            plan.namespace = Some(setup);
+            plan.proxy_link = Some(link);
+            ProxyPort::Namespace
+        }
+        // The caller asks for a namespace only where the probe made one; without namespaces
+        // the link is dropped and the child's listener never made.
+        (ProxyRoute::Namespace(_), Err(_)) => ProxyPort::Shared(0),
+        (ProxyRoute::Shared(port), _) => ProxyPort::Shared(port),
+    }
+}
+
+/// What a command can still reach when the proxy is on the agent's loopback.
+fn shared_proxy_gap(features: &Features, config: &ExecConfig, port: u16) -> String {
+    let why = features
+        .network_namespace
+        .as_ref()
+        .err()
+        .map_or("no network namespace", String::as_str);
+    let landlock = config.sandbox == ExecSandbox::Landlock && features.landlock_abi() >= LANDLOCK_TCP;
+    let seccomp = config.sandbox == ExecSandbox::Landlock && features.seccomp.is_ok();
+    let mut open = Vec::new();
+    if landlock {
+        open.push(format!(
+            "a TCP connection to any host on port {port} (the proxy's)"
+        ));
+    } else {
+        open.push("a TCP connection to any host (needs Landlock ABI 4, Linux 6.7)".to_owned());
+    }
+    if !seccomp {
+        open.push("UDP (and so DNS) and raw sockets (needs seccomp filters)".to_owned());
+    }
+    format!("{why}; a command can still make {}", open.join(", and "))
+}
+
 /// Adds Landlock and seccomp to the plan, and what neither can enforce to `missing`.
 fn confine(
     features: &Features,
     config: &ExecConfig,
     scope: &ReadScope,
     writable: &[&Path],
+    proxy_port: Option<ProxyPort>,
     plan: &mut ChildPlan,
     missing: &mut Vec<Missing>,
 ) -> Result<(), String> {
@@ -115,7 +204,8 @@ fn confine(
     match &features.landlock {
         Ok(_) => {
             let rules = LandlockRules {
-                refuse_tcp: !config.network && abi >= LANDLOCK_TCP,
+                refuse_tcp: config.network != ExecNetwork::All && abi >= LANDLOCK_TCP,
+                connect_port: proxy_port.map(ProxyPort::port),
                 scope_signals: abi >= LANDLOCK_SCOPES,
                 scope_abstract_sockets: !config.unix_sockets && abi >= LANDLOCK_SCOPES,
             };
@@ -148,7 +238,11 @@ fn confine(
         );
     }
     let sockets = SocketRules {
-        network: config.network,
+        network: match &config.network {
+            ExecNetwork::None => InternetSockets::None,
+            ExecNetwork::Allow(_) => InternetSockets::Tcp,
+            _ => InternetSockets::All,
+        },
         unix_sockets: config.unix_sockets,
     };
     match &features.seccomp {
@@ -162,7 +256,7 @@ fn confine(
             if !config.unix_sockets {
                 lack(Restriction::UnixSockets, needs("refusing named Unix sockets"));
             }
-            if !config.network {
+            if config.network == ExecNetwork::None {
                 let tcp = if abi >= LANDLOCK_TCP {
                     " (TCP is refused by Landlock)"
                 } else {

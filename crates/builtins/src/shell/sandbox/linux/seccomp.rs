@@ -11,6 +11,11 @@
 //! - with the network off, `socket()` of every family but `AF_UNIX` (when allowed) and
 //!   `AF_NETLINK` (the kernel's own interface, which carries no traffic; `ip addr` needs
 //!   it) — TCP, UDP and so DNS, raw, packet, vsock, Bluetooth, …
+//! - under an allow-list, the same but for TCP: `AF_INET`/`AF_INET6` sockets only of type
+//!   `SOCK_STREAM` (the type argument masked with `SOCK_TYPE_MASK`, so `SOCK_NONBLOCK` and
+//!   `SOCK_CLOEXEC` do not matter) with protocol 0 or TCP (not SCTP or MPTCP, which
+//!   Landlock's TCP rules do not see) — no UDP, so no DNS of the command's own, no raw
+//!   sockets.
 //! - `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)`, which push input into a terminal.
 //! - `io_uring_*`: io_uring performs socket calls without the system calls a filter sees.
 //!
@@ -29,8 +34,8 @@ use seccompiler::{
 /// What the filter lets through.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SocketRules {
-    /// Sockets of every family (else only Unix, if allowed, and netlink).
-    pub(crate) network: bool,
+    /// Which internet sockets.
+    pub(crate) network: InternetSockets,
     /// Unix sockets, named and abstract.
     pub(crate) unix_sockets: bool,
 }
@@ -50,12 +55,24 @@ pub(crate) fn program(rules: SocketRules) -> Result<BpfProgram, String> {
     Ok(with_foreign_abis_killed(program))
 }
 
+/// Which internet (and other non-local) sockets a command may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InternetSockets {
+    /// Every family and type.
+    All,
+    /// None: only Unix (if allowed) and netlink sockets.
+    None,
+    /// TCP alone: IPv4 and IPv6 stream sockets, to reach the proxy.
+    Tcp,
+}
+
 type Rules = BTreeMap<i64, Vec<SeccompRule>>;
 
 fn syscall_rules(rules: SocketRules) -> Result<Rules, seccompiler::BackendError> {
     let mut map = Rules::new();
-    if let Some(socket) = socket_rule(rules)? {
-        map.insert(libc::SYS_socket, vec![socket]);
+    let socket = socket_rules(rules)?;
+    if !socket.is_empty() {
+        map.insert(libc::SYS_socket, socket);
     }
     // `libc::Ioctl` is `c_ulong` on glibc and `c_int` on musl, hence the casts.
     #[allow(clippy::unnecessary_cast)]
@@ -77,22 +94,62 @@ fn syscall_rules(rules: SocketRules) -> Result<Rules, seccompiler::BackendError>
     Ok(map)
 }
 
-/// The condition under which `socket(domain, …)` is refused, if any.
-fn socket_rule(rules: SocketRules) -> Result<Option<SeccompRule>, seccompiler::BackendError> {
+/// The conditions under which `socket(domain, type, protocol)` is refused (any one).
+fn socket_rules(rules: SocketRules) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
     let domain =
         |op, family: libc::c_int| SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, family as u64);
-    let conditions = match (rules.network, rules.unix_sockets) {
-        (true, true) => return Ok(None),
-        (true, false) => vec![domain(SeccompCmpOp::Eq, libc::AF_UNIX)?],
-        (false, unix) => {
-            let mut allowed = vec![domain(SeccompCmpOp::Ne, libc::AF_NETLINK)?];
-            if unix {
-                allowed.push(domain(SeccompCmpOp::Ne, libc::AF_UNIX)?);
-            }
-            allowed
+    let other_families = |extra: &[libc::c_int]| -> Result<SeccompRule, seccompiler::BackendError> {
+        let mut allowed = vec![domain(SeccompCmpOp::Ne, libc::AF_NETLINK)?];
+        if rules.unix_sockets {
+            allowed.push(domain(SeccompCmpOp::Ne, libc::AF_UNIX)?);
         }
+        for family in extra {
+            allowed.push(domain(SeccompCmpOp::Ne, *family)?);
+        }
+        SeccompRule::new(allowed)
     };
-    SeccompRule::new(conditions).map(Some)
+    match (rules.network, rules.unix_sockets) {
+        (InternetSockets::All, true) => Ok(Vec::new()),
+        (InternetSockets::All, false) => Ok(vec![SeccompRule::new(vec![domain(
+            SeccompCmpOp::Eq,
+            libc::AF_UNIX,
+        )?])?]),
+        (InternetSockets::None, _) => Ok(vec![other_families(&[])?]),
+        (InternetSockets::Tcp, _) => {
+            let mut refused = vec![other_families(&[libc::AF_INET, libc::AF_INET6])?];
+            for family in [libc::AF_INET, libc::AF_INET6] {
+                refused.extend(not_tcp(domain(SeccompCmpOp::Eq, family)?)?);
+            }
+            Ok(refused)
+        }
+    }
+}
+
+/// Rules matching a socket of `family` that is not TCP: any type but `SOCK_STREAM`, or a
+/// stream of a protocol other than 0 (the default, TCP) and `IPPROTO_TCP`.
+fn not_tcp(family: SeccompCondition) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+    // The low bits of the type argument; the flags above them (SOCK_NONBLOCK,
+    // SOCK_CLOEXEC) are masked away.
+    const SOCK_TYPE_MASK: u64 = 0xf;
+    let mut rules = Vec::new();
+    for kind in (0..=SOCK_TYPE_MASK).filter(|kind| *kind != libc::SOCK_STREAM as u64) {
+        let is_kind = SeccompCondition::new(
+            1,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(SOCK_TYPE_MASK),
+            kind,
+        )?;
+        rules.push(SeccompRule::new(vec![family.clone(), is_kind])?);
+    }
+    let protocol = |value: libc::c_int| {
+        SeccompCondition::new(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, value as u64)
+    };
+    rules.push(SeccompRule::new(vec![
+        family,
+        protocol(0)?,
+        protocol(libc::IPPROTO_TCP)?,
+    ])?);
+    Ok(rules)
 }
 
 fn request_is(request: u64) -> Result<SeccompRule, seccompiler::BackendError> {

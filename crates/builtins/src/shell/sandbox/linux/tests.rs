@@ -18,12 +18,17 @@ fn kernel(landlock: Result<i32, &str>, seccomp: bool, namespace: bool) -> Featur
         } else {
             Err("no PID namespace here".to_owned())
         },
+        network_namespace: if namespace {
+            Ok(())
+        } else {
+            Err("no network namespace here".to_owned())
+        },
     }
 }
 
 fn plan(features: &Features, config: &ExecConfig) -> Result<Prepared, String> {
     let temp = tempfile::tempdir().unwrap();
-    prepare_with(features, config, &ReadScope::default(), &[temp.path()])
+    prepare_with(features, config, &ReadScope::default(), &[temp.path()], None)
 }
 
 fn required() -> ExecConfig {
@@ -68,7 +73,7 @@ fn a_pid_namespace_stands_in_for_signal_scopes() {
 #[test]
 fn without_seccomp_the_socket_and_terminal_rules_are_missing_and_writes_are_not() {
     let config = ExecConfig {
-        network: false,
+        network: crate::ExecNetwork::None,
         ..required()
     };
     let error = plan(&kernel(Ok(7), false, true), &config).unwrap_err();

@@ -8,6 +8,11 @@
 //! `exec_true_nothing_hidden` hides nothing and `exec_true_read_workspace` confines
 //! reading to the workspace and the system, which is what hiding costs.
 //!
+//! The `egress` group downloads 100 MB from a server of the bench's own on loopback with
+//! `curl` run by `exec`: `through_proxy` under `network = ["big.test:PORT"]` (the command
+//! in its own network namespace, every byte through the agent's proxy), `direct` under
+//! `network = true`. Their difference is what the allow-list costs a download.
+//!
 //! The `background` group measures following a background process through the registry:
 //! `output_latency` is the time from the process writing a line (it prints the monotonic
 //! clock when it does) to `process_output`, already waiting with `wait_secs`, returning
@@ -15,13 +20,15 @@
 //! not wait.
 
 use std::hint::black_box;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
 use agent_tools_builtins::Builtins;
 use agent_tools_builtins::Workspace;
-use agent_tools_builtins::{ExecConfig, ExecRead, ExecSandbox};
+use agent_tools_builtins::{ExecConfig, ExecNetwork, ExecRead, ExecSandbox};
 use agent_tools_core::{ToolCall, ToolRegistry};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 
 fn registry(workspace: &Workspace, configure: impl FnOnce(&mut ExecConfig)) -> ToolRegistry {
@@ -91,6 +98,87 @@ fn exec(c: &mut Criterion) {
             black_box(output)
         });
     });
+    group.finish();
+}
+
+/// Bytes each download carries.
+const DOWNLOAD: usize = 100 * 1000 * 1000;
+
+/// Serves `DOWNLOAD` bytes to every request, on a loopback port of its own, until the
+/// process ends.
+fn download_server() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let address = listener.local_addr().expect("bound");
+    std::thread::spawn(move || {
+        let chunk = vec![b'x'; 64 * 1024];
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut line = String::new();
+            // The request's head, up to its empty line.
+            while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+                line.clear();
+            }
+            let mut stream = reader.into_inner();
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {DOWNLOAD}\r\nConnection: close\r\n\r\n");
+            let mut sent = stream.write_all(head.as_bytes()).is_ok();
+            let mut left = DOWNLOAD;
+            while sent && left > 0 {
+                let part = left.min(chunk.len());
+                sent = stream.write_all(&chunk[..part]).is_ok();
+                left -= part;
+            }
+        }
+    });
+    address
+}
+
+fn egress(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let workspace = Workspace::open(dir.path()).expect("opens");
+    let server = download_server();
+    let port = server.port();
+    let proxied = registry(&workspace, |config| {
+        *config = std::mem::take(config).resolve("big.test", server);
+        config.network = ExecNetwork::Allow(vec![format!("big.test:{port}")]);
+    });
+    let direct = registry(&workspace, |_| {});
+    let curl =
+        |url: String| json!({"command": format!("curl -sS -o /dev/null -w 'got %{{size_download}}' {url}")});
+    let cases = [
+        (
+            "through_proxy",
+            &proxied,
+            curl(format!("http://big.test:{port}/")),
+        ),
+        (
+            "direct",
+            &direct,
+            curl(format!("--noproxy '*' http://127.0.0.1:{port}/")),
+        ),
+    ];
+    for (name, registry, arguments) in &cases {
+        let result = runtime.block_on(registry.call(ToolCall::new("c", "exec", arguments.clone())));
+        assert!(
+            result.text().contains(&format!("got {DOWNLOAD}")),
+            "{name}: {}",
+            result.text()
+        );
+    }
+    let mut group = c.benchmark_group("egress");
+    group.throughput(Throughput::Bytes(DOWNLOAD as u64));
+    group.sample_size(10);
+    for (name, registry, arguments) in &cases {
+        group.bench_function(*name, |b| {
+            b.to_async(&runtime).iter(|| async {
+                black_box(registry.call(ToolCall::new("c", "exec", arguments.clone())).await)
+            });
+        });
+    }
     group.finish();
 }
 
@@ -169,5 +257,5 @@ fn background(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, exec, background);
+criterion_group!(benches, exec, egress, background);
 criterion_main!(benches);

@@ -669,3 +669,53 @@ fn without_seccomp_the_call_fails_naming_sockets_and_the_terminal() {
     }
     assert!(!text.contains("writes") && !text.contains("outliving"), "{text}");
 }
+
+#[test]
+fn without_namespaces_an_allow_list_still_keeps_tcp_to_the_proxys_port_and_refuses_udp() {
+    if !has_python() {
+        return;
+    }
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let (tcp_port, udp_port) = (tcp.local_addr().unwrap().port(), udp.local_addr().unwrap().port());
+    let attack = python(&format!(
+        "import socket\n\
+         for name, attempt in [(\"TCP\", lambda: socket.create_connection((\"127.0.0.1\", {tcp_port}), timeout=5)), \
+         (\"UDP\", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", {udp_port})))]:\n    \
+         try:\n        attempt(); print(name, \"REACHED\")\n    except PermissionError as error: print(name, \"refused:\", error)"
+    ));
+    let allow_list = "[exec]\nnetwork = [\"registry.test\"]\n";
+    // No namespace can be made (unshare refused): the proxy is on the agent's loopback, and
+    // only Landlock (TCP to its port alone) and seccomp (no UDP) keep the command to it.
+    let (ok, text) = call_without(&[libc::SYS_unshare], libc::EPERM, allow_list, &attack);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("TCP refused") && text.contains("UDP refused") && !text.contains("REACHED"),
+        "{text}"
+    );
+    assert!(
+        text.contains("only the allow-list's hosts"),
+        "the gap is not named: {text}"
+    );
+    assert!(tcp.accept().is_err(), "a TCP connection arrived");
+    let mut buffer = [0u8; 16];
+    assert!(udp.recv_from(&mut buffer).is_err(), "a datagram arrived");
+    // With the sandbox required, the gap refuses the call.
+    let required = format!("{allow_list}require_sandbox = true\n");
+    let (ok, text) = call_without(&[libc::SYS_unshare], libc::EPERM, &required, &attack);
+    assert!(!ok && text.contains("only the allow-list's hosts"), "{text}");
+
+    // The same attack with the whole network allowed reaches both: the refusals are real.
+    let (_, text) = call_without(
+        &[libc::SYS_unshare],
+        libc::EPERM,
+        "[exec]\nnetwork = true\n",
+        &attack,
+    );
+    assert!(
+        text.contains("TCP REACHED") && text.contains("UDP REACHED"),
+        "{text}"
+    );
+}

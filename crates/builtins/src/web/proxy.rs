@@ -250,9 +250,16 @@ async fn serve<P: ProxyPolicy>(client: TcpStream, route: Arc<Route<P>>) {
     record(Verdict::Allowed);
     if server.write_all(&first).await.is_ok() {
         // The client's bytes already buffered past the head (a request body) go first.
-        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        // 64 KiB buffers rather than tokio's 8 KiB: an eighth of the system calls on a
+        // download (`cargo bench --bench exec -- egress`).
+        let _ =
+            tokio::io::copy_bidirectional_with_sizes(&mut client, &mut server, RELAY_BUFFER, RELAY_BUFFER)
+                .await;
     }
 }
+
+/// Bytes each direction of a relayed connection reads at a time.
+const RELAY_BUFFER: usize = 64 * 1024;
 
 /// The method of a forwarded head (its first word).
 fn method_of(head: &[u8]) -> &str {

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::limit;
+
 /// How `exec` runs commands.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -59,6 +61,25 @@ pub struct ExecConfig {
     /// what falls between is dropped (and `process_output` says how much and where).
     /// Default 1 MiB.
     pub background_buffer: usize,
+    /// Most processes (threads count as well) one command may have at once, everything
+    /// it starts included; a `fork` beyond it fails and the call is an error naming the
+    /// limit. Default 1024, which stops a fork bomb and leaves room for parallel builds;
+    /// `"unlimited"` (`None`) turns it off. Applies to each command on its own, background
+    /// ones too. How it is enforced: the `shell` module's sandbox table.
+    #[serde(deserialize_with = "limit::processes::deserialize")]
+    pub max_processes: Option<u32>,
+    /// Most memory one command may use, all its processes together, in bytes (`"2GiB"`,
+    /// `"512M"`, or a number); beyond it the kernel kills a process of the command and the
+    /// call is an error naming the limit. Default none: how much a build needs depends on
+    /// the project and the machine, and a wrong guess breaks builds.
+    #[serde(deserialize_with = "limit::memory::deserialize")]
+    pub max_memory: Option<u64>,
+    /// Most CPU time one command may use (`"10m"`), all its processes together where a
+    /// cgroup counts it, else each process on its own. Default none: the time limit
+    /// (`default_timeout`) already bounds a command, and CPU time only adds a bound on
+    /// how many cores it keeps busy.
+    #[serde(deserialize_with = "limit::cpu::deserialize")]
+    pub max_cpu: Option<Duration>,
 }
 
 impl Default for ExecConfig {
@@ -78,6 +99,9 @@ impl Default for ExecConfig {
             kill_grace: Duration::from_secs(1),
             max_background: 8,
             background_buffer: 1024 * 1024,
+            max_processes: Some(1024),
+            max_memory: None,
+            max_cpu: None,
         }
     }
 }

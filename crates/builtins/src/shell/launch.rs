@@ -8,7 +8,7 @@ use agent_tools_core::ToolError;
 use tempfile::TempDir;
 use tokio::process::Command;
 
-use super::sandbox::{self, ChildPlan};
+use super::sandbox::{self, ChildPlan, CommandLimits};
 use super::{Exec, ExecArgs, env};
 use crate::Workspace;
 use crate::config::exec::ExecConfig;
@@ -24,6 +24,9 @@ pub(super) struct Launch {
     pub(super) note: Option<String>,
     /// The command's `TMPDIR`, removed when dropped: keep it as long as the command runs.
     pub(super) temp: TempDir,
+    /// Its resource limits (cgroups, removed when dropped): keep them until it has ended,
+    /// then ask which it reached.
+    pub(super) limits: CommandLimits,
 }
 
 /// Checks `args` against the guard and the workspace and prepares the command.
@@ -43,6 +46,7 @@ pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<La
         plan: prepared.plan,
         note: prepared.note,
         temp,
+        limits: prepared.limits,
     })
 }
 

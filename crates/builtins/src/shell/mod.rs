@@ -133,16 +133,25 @@ pub(crate) async fn exec(
         output_limit: config.output_limit,
         cancel: ctx.cancellation().clone(),
     };
-    let finished = process::run(launch.command, launch.plan, limits)
+    let finished = process::run(launch.command, launch.plan, limits, &launch.limits)
         .await
         .map_err(|error| launch::spawn_error(config, &error))?;
     // The command's TMPDIR lives until here.
     drop(launch.temp);
     let text = render(&finished, &limit, config.output_limit, launch.note.as_deref());
+    let status = match finished.ending {
+        Ending::Exited(status) => Some(status),
+        _ => None,
+    };
+    if let Some(reached) = launch.limits.reached(status) {
+        return Err(ToolError::new(format!("{reached}\n{text}")));
+    }
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),
         Ending::Cancelled => Err(ToolError::cancelled_with(text)),
+        // `reached` names it; this is for a kernel that lost count.
+        Ending::OutOfCpu => Err(ToolError::new(text)),
     }
 }
 
@@ -203,6 +212,10 @@ fn render(
         ),
         Ending::Cancelled => {
             "cancelled; the command and everything it started were stopped. Output so far:".to_owned()
+        }
+        Ending::OutOfCpu => {
+            "out of CPU time (`max_cpu`); the command and everything it started were stopped. Output so far:"
+                .to_owned()
         }
     };
     out.push('\n');

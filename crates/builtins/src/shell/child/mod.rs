@@ -16,7 +16,7 @@ mod namespace;
 mod sys;
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd as _, AsRawFd, OwnedFd};
 
 use tokio::process::Command;
 
@@ -33,6 +33,22 @@ pub(crate) struct ChildPlan {
     pub(crate) namespace: Option<NamespaceSetup>,
     /// Give up every capability (a root agent's command runs as uid 0 without them).
     pub(crate) drop_capabilities: bool,
+    /// The `cgroup.procs` of each cgroup to join, first of all, so that everything the
+    /// command starts is inside.
+    pub(crate) cgroup_procs: Vec<OwnedFd>,
+    /// Resource limits of the command's process (set after the namespace is made).
+    pub(crate) rlimits: Rlimits,
+}
+
+/// Resource limits the command's process sets on itself; each only lowers what it has.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Rlimits {
+    /// `RLIMIT_NPROC`: processes of this user (in the command's own user namespace).
+    pub(crate) processes: Option<u64>,
+    /// `RLIMIT_AS`: bytes of address space per process.
+    pub(crate) address_space: Option<u64>,
+    /// `RLIMIT_CPU`: seconds of CPU time per process (SIGXCPU then, SIGKILL a second later).
+    pub(crate) cpu_seconds: Option<u64>,
 }
 
 impl ChildPlan {
@@ -49,9 +65,13 @@ impl ChildPlan {
 
     fn apply(&self) -> io::Result<()> {
         sys::die_with_parent()?;
+        for procs in &self.cgroup_procs {
+            sys::join_cgroup(procs.as_fd())?;
+        }
         if let Some(setup) = &self.namespace {
             namespace::enter(setup)?;
         }
+        self.set_rlimits()?;
         if self.drop_capabilities {
             sys::drop_capabilities()?;
         }
@@ -63,6 +83,26 @@ impl ChildPlan {
         }
         if let Some(program) = &self.seccomp {
             sys::seccomp_filter(program)?;
+        }
+        Ok(())
+    }
+
+    fn set_rlimits(&self) -> io::Result<()> {
+        use rustix::process::Resource;
+        let Rlimits {
+            processes,
+            address_space,
+            cpu_seconds,
+        } = self.rlimits;
+        if let Some(max) = processes {
+            sys::lower_rlimit(Resource::Nproc, max, max)?;
+        }
+        if let Some(max) = address_space {
+            sys::lower_rlimit(Resource::As, max, max)?;
+        }
+        if let Some(seconds) = cpu_seconds {
+            // SIGXCPU at the limit; SIGKILL a second later for a process that ignores it.
+            sys::lower_rlimit(Resource::Cpu, seconds, seconds.saturating_add(1))?;
         }
         Ok(())
     }

@@ -44,6 +44,8 @@ use unsupported as platform;
 
 /// What the child applies to itself before `exec`, and how to prepare it for one call.
 pub(crate) use platform::{ChildPlan, prepare};
+/// What the parent keeps of a command's resource limits: to learn which it reached.
+pub(crate) use platform::CommandLimits;
 
 pub(crate) use crate::config::exec::ExecSandbox;
 
@@ -54,4 +56,6 @@ pub(crate) struct Prepared {
     pub(crate) plan: ChildPlan,
     /// Which requested restrictions are not enforced, when `require_sandbox` is off.
     pub(crate) note: Option<String>,
+    /// The command's resource limits, kept by the parent until the command has ended.
+    pub(crate) limits: CommandLimits,
 }

@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::cgroup::Cgroups;
 use crate::shell::child::{NamespaceSetup, probe_namespace};
 
 /// The Landlock ABI that scopes signals and abstract Unix sockets (Linux 6.12).
@@ -22,6 +23,8 @@ pub(crate) struct Features {
     pub(crate) seccomp: Result<(), String>,
     /// How to make a PID namespace here, or why it cannot be made.
     pub(crate) pid_namespace: Result<NamespaceSetup, String>,
+    /// Where the agent can make a cgroup per command, per controller.
+    pub(crate) cgroups: Cgroups,
 }
 
 impl Features {
@@ -32,6 +35,7 @@ impl Features {
             landlock: landlock_abi(),
             seccomp: seccomp(),
             pid_namespace: pid_namespace(),
+            cgroups: Cgroups::find(),
         })
     }
 

@@ -3,11 +3,14 @@
 //! the child applies between `fork` and `exec` ([`ChildPlan`]). The parent module's table
 //! says which layer enforces what.
 
+mod cgroup;
 mod features;
 mod landlock;
+mod limits;
 mod seccomp;
 
 use std::path::Path;
+use std::time::Duration;
 
 use self::features::{Features, LANDLOCK_SCOPES, LANDLOCK_TCP};
 use self::landlock::LandlockRules;
@@ -15,6 +18,7 @@ use self::seccomp::SocketRules;
 use super::{ExecSandbox, Prepared};
 use crate::ExecConfig;
 pub(crate) use crate::shell::child::ChildPlan;
+pub(crate) use limits::CommandLimits;
 
 /// A restriction the configuration asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,17 +29,29 @@ enum Restriction {
     Network,
     TerminalInput,
     Background,
+    Processes(u32),
+    Memory(u64),
+    Cpu(Duration),
 }
 
 impl Restriction {
-    fn describe(self) -> &'static str {
+    fn describe(self) -> String {
         match self {
-            Restriction::Writes => "no writes outside the workspace",
-            Restriction::Signals => "no signals to processes outside the sandbox",
-            Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)",
-            Restriction::Network => "no network (`network = false`)",
-            Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)",
-            Restriction::Background => "no processes outliving the call (`keep_background = false`)",
+            Restriction::Writes => "no writes outside the workspace".to_owned(),
+            Restriction::Signals => "no signals to processes outside the sandbox".to_owned(),
+            Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)".to_owned(),
+            Restriction::Network => "no network (`network = false`)".to_owned(),
+            Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)".to_owned(),
+            Restriction::Background => "no processes outliving the call (`keep_background = false`)".to_owned(),
+            Restriction::Processes(max) => format!("at most {max} processes per command (`max_processes`)"),
+            Restriction::Memory(max) => format!(
+                "at most {} of memory per command (`max_memory`)",
+                crate::text_format::human_size(max)
+            ),
+            Restriction::Cpu(max) => format!(
+                "at most {} of CPU time per command (`max_cpu`)",
+                humantime::format_duration(max)
+            ),
         }
     }
 }
@@ -67,12 +83,19 @@ fn prepare_with(features: &Features, config: &ExecConfig, writable: &[&Path]) ->
     if config.sandbox == ExecSandbox::Landlock {
         confine(features, config, writable, &mut plan, &mut missing)?;
     }
+    // Made last: the cgroups are removed again if the call is refused.
+    let limits = limits::prepare(features, config, &mut plan, &mut missing)?;
     match (missing.is_empty(), config.require_sandbox) {
-        (true, _) => Ok(Prepared { plan, note: None }),
+        (true, _) => Ok(Prepared {
+            plan,
+            note: None,
+            limits,
+        }),
         (false, true) => Err(refusal(&missing)),
         (false, false) => Ok(Prepared {
             plan,
             note: Some(note(&missing)),
+            limits,
         }),
     }
 }

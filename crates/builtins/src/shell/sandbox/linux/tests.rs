@@ -2,6 +2,7 @@
 //! attacked for real in `tests/hostile_exec.rs`; here the question is which restrictions a
 //! call reports missing, and that one missing feature never reads as all of them.)
 
+use super::cgroup::Cgroups;
 use super::*;
 use crate::shell::child::NamespaceSetup;
 
@@ -18,6 +19,7 @@ fn kernel(landlock: Result<i32, &str>, seccomp: bool, namespace: bool) -> Featur
         } else {
             Err("no PID namespace here".to_owned())
         },
+        cgroups: Cgroups::none("no cgroups here"),
     }
 }
 
@@ -26,9 +28,17 @@ fn plan(features: &Features, config: &ExecConfig) -> Result<Prepared, String> {
     prepare_with(features, config, &[temp.path()])
 }
 
+/// Required, with no resource limit (their planning is tested below).
 fn required() -> ExecConfig {
     ExecConfig {
         require_sandbox: true,
+        ..unlimited()
+    }
+}
+
+fn unlimited() -> ExecConfig {
+    ExecConfig {
+        max_processes: None,
         ..ExecConfig::default()
     }
 }
@@ -89,7 +99,7 @@ fn without_seccomp_the_socket_and_terminal_rules_are_missing_and_writes_are_not(
 fn allowed_sockets_are_not_reported_missing() {
     let config = ExecConfig {
         unix_sockets: true,
-        ..ExecConfig::default()
+        ..unlimited()
     };
     let note = plan(&kernel(Ok(7), false, true), &config).unwrap().note.unwrap();
     assert!(
@@ -102,7 +112,7 @@ fn allowed_sockets_are_not_reported_missing() {
 #[test]
 fn without_landlock_only_writes_are_missing_and_the_reason_is_given() {
     let features = kernel(Err("Landlock is built in but not enabled"), true, true);
-    let prepared = plan(&features, &ExecConfig::default()).unwrap();
+    let prepared = plan(&features, &unlimited()).unwrap();
     let note = prepared.note.unwrap();
     assert!(note.starts_with("sandbox: not enforced here: no writes outside the workspace — Landlock is built in but not enabled"), "{note}");
     assert!(!note.contains("signals"), "the namespace covers signals: {note}");
@@ -113,7 +123,7 @@ fn without_landlock_only_writes_are_missing_and_the_reason_is_given() {
 fn without_a_namespace_background_processes_are_reported_even_unsandboxed() {
     let config = ExecConfig {
         sandbox: ExecSandbox::None,
-        ..ExecConfig::default()
+        ..unlimited()
     };
     let note = plan(&kernel(Ok(7), true, false), &config).unwrap().note.unwrap();
     assert_eq!(

@@ -254,3 +254,6 @@ pub(crate) fn ended(status: std::process::ExitStatus) -> String {
 // Real commands under the real sandbox, which only Linux has.
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
+// The resource limits against real bombs.
+#[cfg(all(test, target_os = "linux"))]
+mod limit_tests;

@@ -136,3 +136,57 @@ fn without_a_namespace_background_processes_are_reported_even_unsandboxed() {
     };
     assert!(plan(&kernel(Ok(7), true, false), &kept).unwrap().note.is_none());
 }
+
+#[test]
+fn without_cgroups_memory_and_cpu_fall_back_to_limits_per_process_and_say_so() {
+    let config = ExecConfig {
+        max_memory: Some(64 << 20),
+        max_cpu: Some(std::time::Duration::from_millis(1500)),
+        ..unlimited()
+    };
+    let prepared = plan(&kernel(Ok(7), true, true), &config).unwrap();
+    let note = prepared.note.unwrap();
+    assert!(
+        note.contains("at most 64.0 MB of memory per command (`max_memory`) — no cgroups here; each process is held to 64.0 MB of address space instead (RLIMIT_AS)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("at most 1s 500ms of CPU time per command (`max_cpu`) — no cgroups here; each process"),
+        "{note}"
+    );
+    let rlimits = prepared.plan.rlimits;
+    assert_eq!((rlimits.address_space, rlimits.cpu_seconds), (Some(64 << 20), Some(2)));
+    assert!(prepared.plan.cgroup_procs.is_empty());
+    let refused = plan(
+        &kernel(Ok(7), true, true),
+        &ExecConfig {
+            require_sandbox: true,
+            ..config
+        },
+    )
+    .unwrap_err();
+    assert!(refused.contains("`max_memory`") && refused.contains("The command was not run"), "{refused}");
+}
+
+#[test]
+fn without_a_pids_cgroup_the_process_limit_needs_a_user_namespace_and_no_root() {
+    let config = ExecConfig {
+        max_processes: Some(50),
+        ..required()
+    };
+    let features = Features {
+        pid_namespace: Ok(NamespaceSetup::unprivileged()),
+        ..kernel(Ok(7), true, true)
+    };
+    let planned = plan(&features, &config);
+    if rustix::process::getuid().is_root() {
+        let refused = planned.unwrap_err();
+        assert!(
+            refused.contains("at most 50 processes per command (`max_processes`) — no cgroups here; and RLIMIT_NPROC would count nothing: root is exempt from it"),
+            "{refused}"
+        );
+    } else {
+        // Counted in the command's own user namespace, with the two that hold it.
+        assert_eq!(planned.unwrap().plan.rlimits.processes, Some(52));
+    }
+}

@@ -3,7 +3,10 @@
 //! output capture — against `sh_c_true`, a bare `sh -c true` spawned with Tokio and
 //! waited for, as any agent framework must at least do. `exec_true_no_namespace` keeps
 //! background processes (no PID namespace), `exec_true_unsandboxed` has neither
-//! namespace nor sandbox: the differences are what those layers cost.
+//! namespace nor sandbox: the differences are what those layers cost. `exec_true` has the
+//! default resource limits (`max_processes`, a cgroup per command where one can be made);
+//! `exec_true_no_limits` has none and `exec_true_all_limits` all three (processes, memory,
+//! CPU time): what making, joining and removing the cgroups costs.
 //!
 //! The `background` group measures following a background process through the registry:
 //! `output_latency` is the time from the process writing a line (it prints the monotonic
@@ -22,9 +25,19 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
 fn registry(workspace: &Workspace, sandbox: ExecSandbox, keep_background: bool) -> ToolRegistry {
+    registry_with(workspace, sandbox, keep_background, |_| {})
+}
+
+fn registry_with(
+    workspace: &Workspace,
+    sandbox: ExecSandbox,
+    keep_background: bool,
+    change: impl FnOnce(&mut ExecConfig),
+) -> ToolRegistry {
     let mut config = ExecConfig::default();
     config.sandbox = sandbox;
     config.keep_background = keep_background;
+    change(&mut config);
     let builtins = Builtins::builder(workspace.clone())
         .exec(config)
         .build()
@@ -45,8 +58,15 @@ fn exec(c: &mut Criterion) {
     let sandboxed = registry(&workspace, ExecSandbox::Landlock, false);
     let no_namespace = registry(&workspace, ExecSandbox::Landlock, true);
     let unsandboxed = registry(&workspace, ExecSandbox::None, true);
+    let no_limits = registry_with(&workspace, ExecSandbox::Landlock, false, |config| {
+        config.max_processes = None;
+    });
+    let all_limits = registry_with(&workspace, ExecSandbox::Landlock, false, |config| {
+        config.max_memory = Some(1 << 30);
+        config.max_cpu = Some(std::time::Duration::from_secs(60));
+    });
     let arguments = json!({"command": "true"});
-    for registry in [&sandboxed, &no_namespace, &unsandboxed] {
+    for registry in [&sandboxed, &no_namespace, &unsandboxed, &no_limits, &all_limits] {
         let result = runtime.block_on(registry.call(ToolCall::new("c", "exec", arguments.clone())));
         assert!(!result.is_error(), "{}", result.text());
     }
@@ -56,6 +76,8 @@ fn exec(c: &mut Criterion) {
         ("exec_true", &sandboxed),
         ("exec_true_no_namespace", &no_namespace),
         ("exec_true_unsandboxed", &unsandboxed),
+        ("exec_true_no_limits", &no_limits),
+        ("exec_true_all_limits", &all_limits),
     ];
     for (name, registry) in cases {
         group.bench_function(name, |b| {

@@ -40,8 +40,11 @@ impl<'de, K: LimitKind> Visitor<'de> for LimitVisitor<K> {
     }
 
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
-        let value = u64::try_from(value)
-            .map_err(|_| E::custom(format!("a limit cannot be negative ({value}); use \"{UNLIMITED}\" for none")))?;
+        let value = u64::try_from(value).map_err(|_| {
+            E::custom(format!(
+                "a limit cannot be negative ({value}); use \"{UNLIMITED}\" for none"
+            ))
+        })?;
         self.visit_u64(value)
     }
 
@@ -53,7 +56,9 @@ impl<'de, K: LimitKind> Visitor<'de> for LimitVisitor<K> {
     }
 }
 
-fn deserialize<'de, K: LimitKind, D: Deserializer<'de>>(deserializer: D) -> Result<Option<K::Value>, D::Error> {
+fn deserialize<'de, K: LimitKind, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<K::Value>, D::Error> {
     deserializer.deserialize_any(LimitVisitor::<K>(PhantomData))
 }
 
@@ -75,7 +80,9 @@ pub(crate) mod processes {
                     .map_err(|_| format!("`{text}` is not a number of processes"))?,
             };
             match u32::try_from(count) {
-                Ok(0) => Err(format!("a limit of 0 processes leaves no room for the command; use \"{UNLIMITED}\" for none")),
+                Ok(0) => Err(format!(
+                    "a limit of 0 processes leaves no room for the command; use \"{UNLIMITED}\" for none"
+                )),
                 Ok(count) => Ok(count),
                 Err(_) => Err(format!("{count} processes is more than any kernel allows")),
             }
@@ -102,7 +109,9 @@ pub(crate) mod memory {
                 Given::Text(text) => parse_size(text)?,
             };
             if bytes == 0 {
-                return Err(format!("a memory limit of 0 leaves no room for the command; use \"{UNLIMITED}\" for none"));
+                return Err(format!(
+                    "a memory limit of 0 leaves no room for the command; use \"{UNLIMITED}\" for none"
+                ));
             }
             Ok(bytes)
         }
@@ -130,13 +139,17 @@ pub(crate) mod cpu {
             };
             // The kernel counts CPU time limits in whole seconds (RLIMIT_CPU).
             if time < Duration::from_secs(1) {
-                return Err(format!("a CPU time limit must be at least 1s; use \"{UNLIMITED}\" for none"));
+                return Err(format!(
+                    "a CPU time limit must be at least 1s; use \"{UNLIMITED}\" for none"
+                ));
             }
             Ok(time)
         }
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Duration>, D::Error> {
         super::deserialize::<Cpu, D>(deserializer)
     }
 }
@@ -150,9 +163,9 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(trimmed.len());
     let (digits, unit) = trimmed.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size (a number of bytes, or one with a unit: \"512MiB\", \"2G\")"))?;
+    let number: u64 = digits.parse().map_err(|_| {
+        format!("`{text}` is not a size (a number of bytes, or one with a unit: \"512MiB\", \"2G\")")
+    })?;
     let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => 1 << 10,

@@ -84,7 +84,9 @@ async fn a_memory_bomb_is_killed_at_max_memory() {
         .await
         .unwrap_err();
     assert!(
-        error.starts_with("the command was killed: it exceeded `max_memory` (64.0 MB); the kernel's OOM killer"),
+        error.starts_with(
+            "the command was killed: it exceeded `max_memory` (64.0 MB); the kernel's OOM killer"
+        ),
         "{error}"
     );
 }

@@ -4,7 +4,9 @@
 //! What protects the machine is the sandbox ([`ExecSandbox`](crate::ExecSandbox): Landlock confines writes
 //! to the workspace and scopes signals, a seccomp filter refuses sockets and terminal
 //! input, no capabilities, and a PID namespace per command ends whatever it started) and
-//! the environment allow-list (secrets do not reach the command). The command guard
+//! the environment allow-list (secrets do not reach the command). Per-command resource
+//! limits (`max_processes`, `max_memory`, `max_cpu`) keep one command from taking the
+//! machine, and the agent with it. The command guard
 //! ([`DEFAULT_DENY`]) only catches classic accidents and says it is not a boundary. See
 //! the module of each for why: `sandbox` has the table of what each layer stops and what
 //! it needs, `child` why the code between `fork` and `exec` allocates nothing.

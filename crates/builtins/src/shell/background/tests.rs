@@ -523,7 +523,12 @@ async fn a_background_process_has_the_same_limits_and_its_end_names_the_one_it_r
     });
     let ctx = session("s");
     // Slow enough to be running when `exec` returns.
-    let (_, started) = start(&setup, &ctx, "sleep 1; head -c 1000M /dev/zero | tail -c 1000M | wc -c").await;
+    let (_, started) = start(
+        &setup,
+        &ctx,
+        "sleep 1; head -c 1000M /dev/zero | tail -c 1000M | wc -c",
+    )
+    .await;
     assert!(started.contains("running"), "{started}");
     let out = until_ended(&setup, &ctx, "p1").await;
     assert!(

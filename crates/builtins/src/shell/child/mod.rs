@@ -1,5 +1,5 @@
-//! What the command's process does between `fork` and `exec`: die with the agent, enter
-//! its PID namespace, and confine itself.
+//! What the command's process does between `fork` and `exec`: die with the agent, join
+//! its cgroups, enter its PID namespace, set its resource limits, and confine itself.
 //!
 //! # Why nothing here allocates
 //!
@@ -8,7 +8,8 @@
 //! the allocator's, which nobody will ever release in the child. Until `exec`, the child
 //! may therefore only make async-signal-safe calls. Everything the child needs is built by
 //! the parent beforehand: the Landlock ruleset is an open descriptor, the seccomp program a
-//! finished array of BPF instructions, the namespace's id maps preformatted bytes. The
+//! finished array of BPF instructions, the namespace's id maps preformatted bytes, each
+//! cgroup an open `cgroup.procs`. The
 //! child makes raw system calls on them ([`sys`]) and reports a failure as an errno-only
 //! [`std::io::Error`], which std's child code sends to the parent without allocating.
 

@@ -130,7 +130,11 @@ pub(super) fn join_cgroup(procs: std::os::fd::BorrowedFd<'_>) -> io::Result<()> 
 
 /// Lowers a resource limit to `current` (soft) and `maximum` (hard), never above what
 /// this process has: raising a limit needs a privilege the command must not use.
-pub(super) fn lower_rlimit(resource: rustix::process::Resource, current: u64, maximum: u64) -> io::Result<()> {
+pub(super) fn lower_rlimit(
+    resource: rustix::process::Resource,
+    current: u64,
+    maximum: u64,
+) -> io::Result<()> {
     let had = rustix::process::getrlimit(resource);
     let cap = |wanted: u64, had: Option<u64>| Some(had.map_or(wanted, |had| had.min(wanted)));
     let maximum = cap(maximum, had.maximum);

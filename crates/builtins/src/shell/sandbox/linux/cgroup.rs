@@ -132,7 +132,7 @@ fn candidate(controller: Controller, version: Version, own: &str, mounts: &str) 
     };
     let path = own
         .lines()
-        .filter_map(|line| line.splitn(3, ':').nth(1).zip(line.splitn(3, ':').nth(2)))
+        .filter_map(|line| line.split_once(':').and_then(|(_, rest)| rest.split_once(':')))
         .find_map(|(controllers, path)| match version {
             Version::V2 => controllers.is_empty().then_some(path),
             Version::V1 => controllers.split(',').any(|c| c == name).then_some(path),
@@ -180,12 +180,17 @@ fn usable(controller: Controller, place: Place) -> Result<Place, String> {
             ));
         }
     }
-    let probe = place.dir.join(format!("agent-tools-probe-{}", std::process::id()));
+    let probe = place
+        .dir
+        .join(format!("agent-tools-probe-{}", std::process::id()));
     fs::create_dir(&probe).map_err(|error| format!("cannot make a cgroup in {shown}: {error}"))?;
     let has_file = probe.join(controller.file(place.version)).exists();
     let _ = fs::remove_dir(&probe);
     if !has_file {
-        return Err(format!("a cgroup in {shown} has no {}", controller.file(place.version)));
+        return Err(format!(
+            "a cgroup in {shown} has no {}",
+            controller.file(place.version)
+        ));
     }
     Ok(place)
 }
@@ -243,7 +248,8 @@ impl CommandCgroup {
         let mut procs = Vec::new();
         for dir in places {
             let made = dir.join(&name);
-            fs::create_dir(&made).map_err(|error| format!("cannot make a cgroup in {}: {error}", dir.display()))?;
+            fs::create_dir(&made)
+                .map_err(|error| format!("cannot make a cgroup in {}: {error}", dir.display()))?;
             cgroup.dirs.push(made.clone());
             let file = fs::OpenOptions::new()
                 .write(true)
@@ -298,7 +304,10 @@ impl CommandCgroup {
     pub(crate) fn cpu_used(&self) -> Option<Duration> {
         let (dir, version) = self.cpu_time.as_ref()?;
         match version {
-            Version::V2 => Some(Duration::from_micros(counter(&dir.join("cpu.stat"), "usage_usec"))),
+            Version::V2 => Some(Duration::from_micros(counter(
+                &dir.join("cpu.stat"),
+                "usage_usec",
+            ))),
             Version::V1 => {
                 let text = fs::read_to_string(dir.join("cpuacct.usage")).ok()?;
                 text.trim().parse().ok().map(Duration::from_nanos)
@@ -322,7 +331,9 @@ impl Drop for CommandCgroup {
 
 /// Removes the cgroups of earlier commands that have emptied since.
 fn remove_left_over() {
-    let mut left = LEFT_OVER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut left = LEFT_OVER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     left.retain(|dir| fs::remove_dir(dir).is_err() && dir.exists());
 }
 

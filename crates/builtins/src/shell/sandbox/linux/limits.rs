@@ -81,14 +81,21 @@ pub(super) fn prepare(
     missing: &mut Vec<Missing>,
 ) -> Result<CommandLimits, String> {
     let cgroups = &features.cgroups;
-    let overhead = if plan.namespace.is_some() { NAMESPACE_PROCESSES } else { 0 };
+    let overhead = if plan.namespace.is_some() {
+        NAMESPACE_PROCESSES
+    } else {
+        0
+    };
     let mut rlimits = Rlimits::default();
     let mut lack = |restriction, reason: String| missing.push(Missing { restriction, reason });
 
     let pids = config.max_processes.and_then(|max| match &cgroups.pids {
         Ok(place) => Some(place),
         Err(reason) => {
-            let per_namespace = plan.namespace.as_ref().is_some_and(|setup| setup.uses_user_namespace())
+            let per_namespace = plan
+                .namespace
+                .as_ref()
+                .is_some_and(|setup| setup.uses_user_namespace())
                 && !rustix::process::getuid().is_root();
             if per_namespace {
                 rlimits.processes = Some(u64::from(max) + overhead);
@@ -107,7 +114,10 @@ pub(super) fn prepare(
             rlimits.address_space = Some(max);
             lack(
                 Restriction::Memory(max),
-                format!("{reason}; each process is held to {} of address space instead (RLIMIT_AS)", human_size(max)),
+                format!(
+                    "{reason}; each process is held to {} of address space instead (RLIMIT_AS)",
+                    human_size(max)
+                ),
             );
             None
         }
@@ -196,7 +206,9 @@ impl CommandLimits {
             ));
         }
         let max = self.max_cpu?;
-        let used = cgroup.and_then(CommandCgroup::cpu_used).filter(|_| self.cpu_counted);
+        let used = cgroup
+            .and_then(CommandCgroup::cpu_used)
+            .filter(|_| self.cpu_counted);
         let by_signal = status.and_then(|status| status.signal()) == Some(libc::SIGXCPU);
         (used.is_some_and(|used| used >= max) || by_signal).then(|| {
             format!(

@@ -42,7 +42,9 @@ impl Restriction {
             Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)".to_owned(),
             Restriction::Network => "no network (`network = false`)".to_owned(),
             Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)".to_owned(),
-            Restriction::Background => "no processes outliving the call (`keep_background = false`)".to_owned(),
+            Restriction::Background => {
+                "no processes outliving the call (`keep_background = false`)".to_owned()
+            }
             Restriction::Processes(max) => format!("at most {max} processes per command (`max_processes`)"),
             Restriction::Memory(max) => format!(
                 "at most {} of memory per command (`max_memory`)",

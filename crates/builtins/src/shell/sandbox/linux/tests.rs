@@ -155,7 +155,10 @@ fn without_cgroups_memory_and_cpu_fall_back_to_limits_per_process_and_say_so() {
         "{note}"
     );
     let rlimits = prepared.plan.rlimits;
-    assert_eq!((rlimits.address_space, rlimits.cpu_seconds), (Some(64 << 20), Some(2)));
+    assert_eq!(
+        (rlimits.address_space, rlimits.cpu_seconds),
+        (Some(64 << 20), Some(2))
+    );
     assert!(prepared.plan.cgroup_procs.is_empty());
     let refused = plan(
         &kernel(Ok(7), true, true),
@@ -165,7 +168,10 @@ fn without_cgroups_memory_and_cpu_fall_back_to_limits_per_process_and_say_so() {
         },
     )
     .unwrap_err();
-    assert!(refused.contains("`max_memory`") && refused.contains("The command was not run"), "{refused}");
+    assert!(
+        refused.contains("`max_memory`") && refused.contains("The command was not run"),
+        "{refused}"
+    );
 }
 
 #[test]

@@ -89,11 +89,18 @@ impl Cgroups {
         let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
         let find = |controller| place(controller, &own, &mounts);
-        Self {
+        let found = Self {
             pids: find(Controller::Pids),
             memory: find(Controller::Memory),
             cpu_time: find(Controller::CpuTime),
+        };
+        for place in [&found.pids, &found.memory, &found.cpu_time]
+            .into_iter()
+            .flatten()
+        {
+            remove_abandoned(&place.dir);
         }
+        found
     }
 
     /// None usable, each with the same reason (for tests of the planner).
@@ -319,7 +326,7 @@ impl CommandCgroup {
 impl Drop for CommandCgroup {
     fn drop(&mut self) {
         for dir in self.dirs.drain(..) {
-            if fs::remove_dir(&dir).is_err() && dir.exists() {
+            if !remove(&dir) {
                 LEFT_OVER
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -329,12 +336,49 @@ impl Drop for CommandCgroup {
     }
 }
 
+/// Removes the empty cgroups that agents no longer running left in `dir` (an agent that was
+/// killed removes none of its own).
+fn remove_abandoned(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let owner = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("agent-tools-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if owner.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            // Fails, harmlessly, while processes are still inside.
+            let _ = fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// Removes a cgroup whose processes have ended. The kernel lets go of a process that
+/// ended a moment after its parent reaped it, so an empty cgroup may refuse at first.
+fn remove(dir: &Path) -> bool {
+    for _ in 0..100 {
+        match fs::remove_dir(dir) {
+            Ok(()) => return true,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return true,
+            Err(_)
+                if fs::read_to_string(dir.join("cgroup.procs"))
+                    .is_ok_and(|procs| procs.trim().is_empty()) =>
+            {
+                std::thread::yield_now();
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 /// Removes the cgroups of earlier commands that have emptied since.
 fn remove_left_over() {
     let mut left = LEFT_OVER
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    left.retain(|dir| fs::remove_dir(dir).is_err() && dir.exists());
+    left.retain(|dir| !remove(dir));
 }
 
 fn write(path: &Path, value: u64) -> Result<(), String> {

@@ -7,6 +7,11 @@
 //! the default `deny_read` (a Landlock rule for each entry around the hidden paths);
 //! `exec_true_nothing_hidden` hides nothing and `exec_true_read_workspace` confines
 //! reading to the workspace and the system, which is what hiding costs.
+//! `exec_true` also has the default resource limits (`max_processes`, a cgroup per command
+//! where one can be made); `exec_true_no_limits` has none and `exec_true_all_limits` all
+//! three (processes, memory, CPU time): what making, joining and removing the cgroups
+//! costs. `exec_true_every_layer` has every layer at once: reads confined to the
+//! workspace, an allow-list (a network namespace and a proxy), and all three limits.
 //!
 //! The `egress` group downloads 100 MB from a server of the bench's own on loopback with
 //! `curl` run by `exec`: `through_proxy` under `network = ["big.test:PORT"]` (the command
@@ -43,6 +48,12 @@ fn registry(workspace: &Workspace, configure: impl FnOnce(&mut ExecConfig)) -> T
     registry
 }
 
+/// Every resource limit on, well above what `true` takes.
+fn all_limits(config: &mut ExecConfig) {
+    config.max_memory = Some(1 << 30);
+    config.max_cpu = Some(std::time::Duration::from_secs(60));
+}
+
 fn exec(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -60,6 +71,19 @@ fn exec(c: &mut Criterion) {
         (
             "exec_true_read_workspace",
             registry(&workspace, |config| config.read = ExecRead::Workspace),
+        ),
+        (
+            "exec_true_no_limits",
+            registry(&workspace, |config| config.max_processes = None),
+        ),
+        ("exec_true_all_limits", registry(&workspace, all_limits)),
+        (
+            "exec_true_every_layer",
+            registry(&workspace, |config| {
+                all_limits(config);
+                config.read = ExecRead::Workspace;
+                config.network = ExecNetwork::Allow(vec!["crates.io".into()]);
+            }),
         ),
         (
             "exec_true_no_namespace",

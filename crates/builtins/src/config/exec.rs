@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
+use super::limit;
+
 /// How `exec` runs commands.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -74,6 +76,25 @@ pub struct ExecConfig {
     /// workspace. Given, it replaces [`DEFAULT_DENY_READ`] (the user's SSH, cloud and VCS
     /// credentials and the system's password hashes and host keys): repeat those you keep.
     pub deny_read: Vec<String>,
+    /// Most processes (threads count as well) one command may have at once, everything
+    /// it starts included; a `fork` beyond it fails and the call is an error naming the
+    /// limit. Default 1024, which stops a fork bomb and leaves room for parallel builds;
+    /// `"unlimited"` (`None`) turns it off. Applies to each command on its own, background
+    /// ones too. How it is enforced: the `shell` module's sandbox table.
+    #[serde(deserialize_with = "limit::processes::deserialize")]
+    pub max_processes: Option<u32>,
+    /// Most memory one command may use, all its processes together, in bytes (`"2GiB"`,
+    /// `"512M"`, or a number); beyond it the kernel kills a process of the command and the
+    /// call is an error naming the limit. Default none: how much a build needs depends on
+    /// the project and the machine, and a wrong guess breaks builds.
+    #[serde(deserialize_with = "limit::memory::deserialize")]
+    pub max_memory: Option<u64>,
+    /// Most CPU time one command may use (`"10m"`), all its processes together where a
+    /// cgroup counts it, else each process on its own. Default none: the time limit
+    /// (`default_timeout`) already bounds a command, and CPU time only adds a bound on
+    /// how many cores it keeps busy.
+    #[serde(deserialize_with = "limit::cpu::deserialize")]
+    pub max_cpu: Option<Duration>,
     /// Host names of an allow-list sent to a fixed address instead of being resolved
     /// ([`ExecConfig::resolve`]); not a setting of the file.
     #[serde(skip)]
@@ -191,6 +212,9 @@ impl Default for ExecConfig {
             allow_read: Vec::new(),
             deny_read: DEFAULT_DENY_READ.iter().map(ToString::to_string).collect(),
             resolved: Vec::new(),
+            max_processes: Some(1024),
+            max_memory: None,
+            max_cpu: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! variable (`api_key_env`) rather than written into the file.
 
 pub(crate) mod exec;
+mod limit;
 mod sections;
 
 use std::path::PathBuf;

@@ -110,6 +110,55 @@ fn durations_are_written_as_people_write_them() {
 }
 
 #[test]
+fn resource_limits_take_counts_sizes_durations_or_unlimited() {
+    let exec = parse("").unwrap().exec;
+    assert_eq!(
+        (exec.max_processes, exec.max_memory, exec.max_cpu),
+        (Some(1024), None, None)
+    );
+    let exec = parse("[exec]\nmax_processes = \"unlimited\"\nmax_memory = \"2GiB\"\nmax_cpu = \"10m\"\n")
+        .unwrap()
+        .exec;
+    assert_eq!(exec.max_processes, None);
+    assert_eq!(exec.max_memory, Some(2 << 30));
+    assert_eq!(exec.max_cpu, Some(std::time::Duration::from_secs(600)));
+    let exec = parse("[exec]\nmax_processes = 64\nmax_memory = 1000000\nmax_cpu = 90\n")
+        .unwrap()
+        .exec;
+    assert_eq!((exec.max_processes, exec.max_memory), (Some(64), Some(1_000_000)));
+    assert_eq!(exec.max_cpu, Some(std::time::Duration::from_secs(90)));
+    for (text, bytes) in [
+        ("512M", 512 << 20),
+        ("512 MiB", 512 << 20),
+        ("1GB", 1_000_000_000),
+        ("7b", 7),
+        ("3k", 3072),
+    ] {
+        assert_eq!(limit::parse_size(text), Ok(bytes), "{text}");
+    }
+    for (line, expected) in [
+        (
+            "max_memory = \"2 gallons\"",
+            "`gallons` in `2 gallons` is not a size unit",
+        ),
+        ("max_memory = \"lots\"", "`lots` is not a size"),
+        ("max_memory = \"99999999T\"", "more bytes than fit in 64 bits"),
+        ("max_memory = 0", "a memory limit of 0 leaves no room"),
+        ("max_processes = 0", "a limit of 0 processes leaves no room"),
+        ("max_processes = -3", "a limit cannot be negative (-3)"),
+        (
+            "max_processes = 1.5",
+            "expected a number of processes or \"unlimited\"",
+        ),
+        ("max_cpu = \"500ms\"", "must be at least 1s"),
+        ("max_cpu = \"soon\"", "`soon` is not a duration"),
+    ] {
+        let error = parse(&format!("[exec]\n{line}\n")).unwrap_err();
+        assert!(error.contains(expected), "{line}: {error}");
+    }
+}
+
+#[test]
 fn mistakes_are_named() {
     let error = parse("[exec]\ntimeout = \"1s\"\n").unwrap_err();
     assert!(error.contains("unknown field `timeout`"), "{error}");

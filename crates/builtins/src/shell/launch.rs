@@ -10,7 +10,7 @@ use tokio::process::Command;
 
 use super::capture::HeadTail;
 use super::egress::CallProxy;
-use super::sandbox::{self, ChildPlan};
+use super::sandbox::{self, ChildPlan, CommandLimits};
 use super::{Exec, ExecArgs, env};
 use crate::Workspace;
 use crate::config::exec::ExecConfig;
@@ -29,6 +29,9 @@ pub(super) struct Launch {
     /// Under a network allow-list, the command's proxy, stopped when dropped: keep it as
     /// long as the command runs.
     pub(super) proxy: Option<CallProxy>,
+    /// Its resource limits (cgroups, removed when dropped): keep them until it has ended,
+    /// then ask which it reached.
+    pub(super) limits: CommandLimits,
 }
 
 /// Checks `args` against the guard and the workspace and prepares the command.
@@ -62,6 +65,7 @@ pub(super) fn prepare(ws: &Workspace, exec: &Exec, args: &ExecArgs) -> Result<La
         },
         temp,
         proxy,
+        limits: prepared.limits,
     })
 }
 

@@ -4,7 +4,9 @@
 //! What protects the machine is the sandbox ([`ExecSandbox`](crate::ExecSandbox): Landlock confines writes
 //! to the workspace and scopes signals, a seccomp filter refuses sockets and terminal
 //! input, no capabilities, and a PID namespace per command ends whatever it started) and
-//! the environment allow-list (secrets do not reach the command). The command guard
+//! the environment allow-list (secrets do not reach the command). Per-command resource
+//! limits (`max_processes`, `max_memory`, `max_cpu`) keep one command from taking the
+//! machine, and the agent with it. The command guard
 //! ([`DEFAULT_DENY`]) only catches classic accidents and says it is not a boundary. See
 //! the module of each for why: `sandbox` has the table of what each layer stops and what
 //! it needs, `child` why the code between `fork` and `exec` allocates nothing.
@@ -141,7 +143,7 @@ pub(crate) async fn exec(
         output_limit: config.output_limit,
         cancel: ctx.cancellation().clone(),
     };
-    let finished = process::run(launch.command, launch.plan, limits)
+    let finished = process::run(launch.command, launch.plan, limits, &launch.limits)
         .await
         .map_err(|error| launch::spawn_error(config, &error))?;
     // The command's TMPDIR and its proxy live until here.
@@ -154,10 +156,19 @@ pub(crate) async fn exec(
         notes.always.extend(proxy.refused_note());
     }
     let text = render(&finished, &limit, config.output_limit, &notes);
+    let status = match finished.ending {
+        Ending::Exited(status) => Some(status),
+        _ => None,
+    };
+    if let Some(reached) = launch.limits.reached(status) {
+        return Err(ToolError::new(format!("{reached}\n{text}")));
+    }
     match finished.ending {
         Ending::Exited(_) => Ok(text),
         Ending::TimedOut => Err(ToolError::timed_out(text)),
         Ending::Cancelled => Err(ToolError::cancelled_with(text)),
+        // `reached` names it; this is for a kernel that lost count.
+        Ending::OutOfCpu => Err(ToolError::new(text)),
     }
 }
 
@@ -219,6 +230,10 @@ fn render(
         Ending::Cancelled => {
             "cancelled; the command and everything it started were stopped. Output so far:".to_owned()
         }
+        Ending::OutOfCpu => {
+            "out of CPU time (`max_cpu`); the command and everything it started were stopped. Output so far:"
+                .to_owned()
+        }
     };
     out.push('\n');
     let (stdout, stderr) = (&finished.stdout, &finished.stderr);
@@ -256,3 +271,6 @@ pub(crate) fn ended(status: std::process::ExitStatus) -> String {
 // Real commands under the real sandbox, which only Linux has.
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
+// The resource limits against real bombs.
+#[cfg(all(test, target_os = "linux"))]
+mod limit_tests;

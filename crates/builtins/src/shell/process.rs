@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::HeadTail;
-use super::sandbox::ChildPlan;
+use super::sandbox::{ChildPlan, CommandLimits};
 use crate::process_group::ProcessGroup;
 
 /// How long output may still arrive after the command ended.
@@ -39,6 +39,8 @@ pub(crate) enum Ending {
     TimedOut,
     /// The caller cancelled; the process group was killed.
     Cancelled,
+    /// It used its CPU time (`max_cpu`); the process group was killed.
+    OutOfCpu,
 }
 
 /// What a run produced.
@@ -67,11 +69,13 @@ pub(crate) fn start(mut command: Command, plan: ChildPlan) -> std::io::Result<(C
     Ok((child, group))
 }
 
-/// Spawns `command` with empty stdin and supervises it to the end.
+/// Spawns `command` with empty stdin and supervises it to the end, stopping it when
+/// `resources` says it used its CPU time.
 pub(crate) async fn run(
     mut command: Command,
     plan: ChildPlan,
     limits: RunLimits,
+    resources: &CommandLimits,
 ) -> std::io::Result<Finished> {
     command
         .stdin(Stdio::null())
@@ -94,6 +98,7 @@ pub(crate) async fn run(
         status = child.wait() => Ending::Exited(status?),
         () = tokio::time::sleep(limits.timeout) => Ending::TimedOut,
         () = limits.cancel.cancelled() => Ending::Cancelled,
+        () = resources.cpu_exhausted() => Ending::OutOfCpu,
     };
     if !matches!(ending, Ending::Exited(_)) {
         terminate(&group, &mut child, limits.kill_grace).await;

@@ -8,18 +8,18 @@ use tokio_util::sync::CancellationToken;
 use super::*;
 use crate::ExecSandbox;
 
-struct Setup {
+pub(super) struct Setup {
     temp: tempfile::TempDir,
-    ws: Workspace,
+    pub(super) ws: Workspace,
 }
 
-fn setup() -> Setup {
+pub(super) fn setup() -> Setup {
     let temp = tempfile::tempdir().unwrap();
     let ws = Workspace::open(temp.path()).unwrap();
     Setup { temp, ws }
 }
 
-fn args(command: &str) -> ExecArgs {
+pub(super) fn args(command: &str) -> ExecArgs {
     ExecArgs {
         command: command.into(),
         working_dir: None,
@@ -36,7 +36,7 @@ fn sandboxed() -> ExecConfig {
     }
 }
 
-async fn run_with(setup: &Setup, config: ExecConfig, args: ExecArgs) -> Result<String, String> {
+pub(super) async fn run_with(setup: &Setup, config: ExecConfig, args: ExecArgs) -> Result<String, String> {
     let exec_tool = Exec::new(config).unwrap();
     exec(&setup.ws, &exec_tool, args, &ToolContext::new("t"))
         .await
@@ -50,7 +50,7 @@ async fn run(setup: &Setup, command: &str) -> String {
 }
 
 /// A string no other process has on its command line.
-fn marker() -> String {
+pub(super) fn marker() -> String {
     format!(
         "{}.{}",
         900 + std::process::id() % 99,

@@ -21,6 +21,7 @@ use super::output::Output;
 use crate::process_group::ProcessGroup;
 use crate::shell::launch::Launch;
 use crate::shell::process;
+use crate::shell::sandbox::CommandLimits;
 
 /// What a background process may do, from the configuration and the call.
 #[derive(Debug, Clone, Copy)]
@@ -41,20 +42,32 @@ pub(super) enum Stop {
     SessionEnded,
     /// Its time limit ran out.
     TimedOut(Duration),
+    /// It used its CPU time (`max_cpu`).
+    OutOfCpu,
 }
 
 /// How a background process ended.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Exit {
     /// Why it was stopped, unless it exited by itself.
     pub(super) stop: Option<Stop>,
     /// Its wait status, when there is one.
     pub(super) status: Option<ExitStatus>,
+    /// The resource limit it reached, as the kernel reports it.
+    pub(super) limit: Option<String>,
 }
 
 impl Exit {
     /// "exited with code 0", "stopped by process_kill (killed by signal 15)", …
     pub(super) fn describe(&self) -> String {
+        let described = self.describe_ending();
+        match &self.limit {
+            Some(limit) => format!("{described}; {limit}"),
+            None => described,
+        }
+    }
+
+    fn describe_ending(&self) -> String {
         let status = self.status.map(crate::shell::ended);
         match (self.stop, status) {
             (None, Some(status)) => status.replace("exit code:", "exited with code"),
@@ -67,6 +80,7 @@ impl Exit {
                         "stopped after its time limit of {}",
                         humantime::format_duration(limit)
                     ),
+                    Stop::OutOfCpu => "stopped when it used its CPU time (`max_cpu`)".to_owned(),
                 };
                 match status {
                     Some(status) => format!("{why} ({status})"),
@@ -123,6 +137,7 @@ impl BackgroundProcess {
             plan,
             temp,
             proxy,
+            limits: resources,
             ..
         } = launch;
         let (output_read, output_write) = std::io::pipe()?;
@@ -151,10 +166,11 @@ impl BackgroundProcess {
         let reader = tokio::spawn(process::pump(output, move |bytes| pumping.arrived(bytes)));
         let supervised = this.clone();
         tokio::spawn(async move {
-            supervised.supervise(child, reader, limits).await;
-            // The command's TMPDIR and its proxy go once it has ended.
+            supervised.supervise(child, reader, limits, &resources).await;
+            // The command's TMPDIR, its proxy and its cgroups go once it has ended.
             drop(temp);
             drop(proxy);
+            drop(resources);
         });
         Ok(this)
     }
@@ -217,6 +233,7 @@ impl BackgroundProcess {
         mut child: Child,
         reader: tokio::task::JoinHandle<()>,
         limits: Limits,
+        resources: &CommandLimits,
     ) {
         let _guard = KillOnDrop(self.clone());
         let time_limit = async {
@@ -230,18 +247,24 @@ impl BackgroundProcess {
             () = self.stop.cancelled() => Ok(Stop::Killed),
             () = self.session_ended.cancelled() => Ok(Stop::SessionEnded),
             () = time_limit => Ok(Stop::TimedOut(limits.timeout.unwrap_or_default())),
+            () = resources.cpu_exhausted() => Ok(Stop::OutOfCpu),
         };
         // Taken from here on: `kill_now` finds nothing to signal while the supervisor
         // stops the process, and the group's own drop kills it if this task is dropped.
         let group = self.take_group().unwrap_or_else(|| ProcessGroup::of(None));
         let exit = match stop {
-            Err(status) => Exit { stop: None, status },
+            Err(status) => Exit {
+                stop: None,
+                status,
+                limit: resources.reached(status),
+            },
             Ok(stop) => {
                 process::terminate(&group, &mut child, limits.kill_grace).await;
                 let status = child.try_wait().ok().flatten();
                 Exit {
                     stop: Some(stop),
                     status,
+                    limit: resources.reached(None),
                 }
             }
         };

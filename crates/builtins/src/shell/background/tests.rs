@@ -513,3 +513,26 @@ async fn without_a_pid_namespace_the_process_group_is_killed() {
         assert!(eventually(|| processes_with(&marker) == 0).await);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_process_has_the_same_limits_and_its_end_names_the_one_it_reached() {
+    let setup = setup_with(ExecConfig {
+        require_sandbox: true,
+        max_memory: Some(64 << 20),
+        ..ExecConfig::default()
+    });
+    let ctx = session("s");
+    // Slow enough to be running when `exec` returns.
+    let (_, started) = start(
+        &setup,
+        &ctx,
+        "sleep 1; head -c 1000M /dev/zero | tail -c 1000M | wc -c",
+    )
+    .await;
+    assert!(started.contains("running"), "{started}");
+    let out = until_ended(&setup, &ctx, "p1").await;
+    assert!(
+        out.contains("the command was killed: it exceeded `max_memory` (64.0 MB)"),
+        "{out}"
+    );
+}

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::io::AsyncWriteExt as _;
 
-use super::process::{BackgroundProcess, Limits, State};
+use super::process::{BackgroundProcess, Exit, Limits, State};
 use crate::Workspace;
 use crate::shell::{Exec, ExecArgs, launch};
 use crate::text_format::{cut_line, human_size};
@@ -170,7 +170,7 @@ fn read(process: &BackgroundProcess, since: Option<u64>, max: usize) -> (String,
 
 /// "running for 2m 3s", or how it ended.
 fn status(process: &BackgroundProcess) -> String {
-    match process.state().exit {
+    match process.state().exit.clone() {
         Some(exit) => exit.describe(),
         None => format!("running for {}", age(process)),
     }
@@ -189,7 +189,7 @@ pub(crate) async fn process_write(
 ) -> Result<String, ToolError> {
     let process = exec.processes.get(ctx.session_id(), &args.id)?;
     let id = &process.id;
-    if let Some(exit) = process.state().exit {
+    if let Some(exit) = process.state().exit.clone() {
         return Err(ToolError::new(format!(
             "{id} has ended ({}); it takes no more input",
             exit.describe()
@@ -239,7 +239,7 @@ pub(crate) async fn process_kill(
 ) -> Result<String, ToolError> {
     let process = exec.processes.get(ctx.session_id(), &args.id)?;
     let id = &process.id;
-    if let Some(exit) = process.state().exit {
+    if let Some(exit) = process.state().exit.clone() {
         return Ok(format!("{id} had already ended: {}", exit.describe()));
     }
     process.kill();
@@ -253,7 +253,7 @@ pub(crate) async fn process_kill(
     }
     let (exit, unread) = {
         let state = process.state();
-        (state.exit.map(|exit| exit.describe()), state.output.unread())
+        (state.exit.as_ref().map(Exit::describe), state.output.unread())
     };
     let exit = exit.unwrap_or_default();
     if unread == 0 {

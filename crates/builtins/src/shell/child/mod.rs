@@ -1,5 +1,6 @@
-//! What the command's process does between `fork` and `exec`: die with the agent, enter
-//! its PID namespace (and under an allow-list its network namespace), and confine itself.
+//! What the command's process does between `fork` and `exec`: die with the agent, join
+//! its cgroups, enter its PID namespace (and under an allow-list its network namespace),
+//! set its resource limits, and confine itself.
 //!
 //! # Why nothing here allocates
 //!
@@ -8,7 +9,8 @@
 //! the allocator's, which nobody will ever release in the child. Until `exec`, the child
 //! may therefore only make async-signal-safe calls. Everything the child needs is built by
 //! the parent beforehand: the Landlock ruleset is an open descriptor, the seccomp program a
-//! finished array of BPF instructions, the namespace's id maps preformatted bytes. The
+//! finished array of BPF instructions, the namespace's id maps preformatted bytes, each
+//! cgroup an open `cgroup.procs`. The
 //! child makes raw system calls on them ([`sys`]) and reports a failure as an errno-only
 //! [`std::io::Error`], which std's child code sends to the parent without allocating.
 
@@ -17,7 +19,7 @@ mod network;
 mod sys;
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd as _, AsRawFd, OwnedFd};
 
 use tokio::process::Command;
 
@@ -37,6 +39,22 @@ pub(crate) struct ChildPlan {
     pub(crate) proxy_link: Option<OwnedFd>,
     /// Give up every capability (a root agent's command runs as uid 0 without them).
     pub(crate) drop_capabilities: bool,
+    /// The `cgroup.procs` of each cgroup to join, first of all, so that everything the
+    /// command starts is inside.
+    pub(crate) cgroup_procs: Vec<OwnedFd>,
+    /// Resource limits of the command's process (set after the namespace is made).
+    pub(crate) rlimits: Rlimits,
+}
+
+/// Resource limits the command's process sets on itself; each only lowers what it has.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Rlimits {
+    /// `RLIMIT_NPROC`: processes of this user (in the command's own user namespace).
+    pub(crate) processes: Option<u64>,
+    /// `RLIMIT_AS`: bytes of address space per process.
+    pub(crate) address_space: Option<u64>,
+    /// `RLIMIT_CPU`: seconds of CPU time per process (SIGXCPU then, SIGKILL a second later).
+    pub(crate) cpu_seconds: Option<u64>,
 }
 
 impl ChildPlan {
@@ -53,9 +71,13 @@ impl ChildPlan {
 
     fn apply(&self) -> io::Result<()> {
         sys::die_with_parent()?;
+        for procs in &self.cgroup_procs {
+            sys::join_cgroup(procs.as_fd())?;
+        }
         if let Some(setup) = &self.namespace {
             namespace::enter(setup, self.proxy_link.as_ref().map(AsRawFd::as_raw_fd))?;
         }
+        self.set_rlimits()?;
         if self.drop_capabilities {
             sys::drop_capabilities()?;
         }
@@ -67,6 +89,26 @@ impl ChildPlan {
         }
         if let Some(program) = &self.seccomp {
             sys::seccomp_filter(program)?;
+        }
+        Ok(())
+    }
+
+    fn set_rlimits(&self) -> io::Result<()> {
+        use rustix::process::Resource;
+        let Rlimits {
+            processes,
+            address_space,
+            cpu_seconds,
+        } = self.rlimits;
+        if let Some(max) = processes {
+            sys::lower_rlimit(Resource::Nproc, max, max)?;
+        }
+        if let Some(max) = address_space {
+            sys::lower_rlimit(Resource::As, max, max)?;
+        }
+        if let Some(seconds) = cpu_seconds {
+            // SIGXCPU at the limit; SIGKILL a second later for a process that ignores it.
+            sys::lower_rlimit(Resource::Cpu, seconds, seconds.saturating_add(1))?;
         }
         Ok(())
     }

@@ -33,7 +33,7 @@
 //!
 //! What this does not do: it does not hide the agent's processes from `/proc` (Landlock
 //! keeps the command from reading or tracing them), and it does not limit how many
-//! processes a command starts (set `RLIMIT_NPROC` or a cgroup for that).
+//! processes a command starts (`max_processes` does: the sandbox's `limits` module).
 
 use std::ffi::CStr;
 use std::io;

@@ -119,6 +119,32 @@ pub(super) fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> 
     }
 }
 
+/// Moves this process into the cgroup whose `cgroup.procs` is open as `procs`: `0` means
+/// the writing process, in cgroup v1 and v2 alike.
+pub(super) fn join_cgroup(procs: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {
+    match rustix::io::write(procs, b"0")? {
+        1 => Ok(()),
+        _ => Err(io::Error::from_raw_os_error(libc::EIO)),
+    }
+}
+
+/// Lowers a resource limit to `current` (soft) and `maximum` (hard), never above what
+/// this process has: raising a limit needs a privilege the command must not use.
+pub(super) fn lower_rlimit(
+    resource: rustix::process::Resource,
+    current: u64,
+    maximum: u64,
+) -> io::Result<()> {
+    let had = rustix::process::getrlimit(resource);
+    let cap = |wanted: u64, had: Option<u64>| Some(had.map_or(wanted, |had| had.min(wanted)));
+    let maximum = cap(maximum, had.maximum);
+    let limit = rustix::process::Rlimit {
+        current: cap(current, maximum),
+        maximum,
+    };
+    Ok(rustix::process::setrlimit(resource, limit)?)
+}
+
 /// A pipe whose ends close on `exec`: `[read, write]`.
 pub(super) fn pipe() -> io::Result<[RawFd; 2]> {
     let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;

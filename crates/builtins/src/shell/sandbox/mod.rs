@@ -12,16 +12,22 @@
 //! | no typing into the terminal (TIOCSTI, TIOCLINUX) | seccomp | seccomp filters |
 //! | nothing outlives the call | a PID namespace per command | root, or unprivileged user namespaces |
 //! | no capabilities (a root agent's command keeps uid 0 but none of root's powers) | `capset` and the bounding set | any Linux |
+//! | at most `max_processes` processes and threads per command | a `pids` cgroup per command; else `RLIMIT_NPROC` in the command's user namespace | a cgroup the agent may create; else an agent that is not root and user namespaces (Linux 5.14) |
+//! | at most `max_memory` per command | a memory cgroup per command (`RLIMIT_AS` per process is reported as not enforcing it) | a cgroup the agent may create |
+//! | at most `max_cpu` of CPU time per command | the cgroup's CPU time, watched; `RLIMIT_CPU` per process as the kernel's backstop (alone, reported as not enforcing it) | a cgroup the agent may create |
 //!
 //! Each feature is probed on its own (`linux/features.rs`). A restriction that was asked
 //! for and cannot be enforced fails the call when `require_sandbox` is set, and otherwise
 //! runs the command with a note naming exactly what is off and why. The command guard is
 //! not part of this: it is not a boundary.
 //!
+//! `linux/limits.rs` says what each resource limit stops and what it does not, and how a
+//! call learns from the kernel that its command reached one.
+//!
 //! What the sandbox does not do: it does not hide a file reached through another mount or
-//! hard link than the hidden path (`linux/readable.rs`), limit CPU, memory or the
-//! number of processes, or stop a local daemon reachable over an allowed socket from
-//! acting for the command (with `unix_sockets = true`, docker.sock is root).
+//! hard link than the hidden path (`linux/readable.rs`), bound memory or CPU time unless
+//! `max_memory` or `max_cpu` is set, or stop a local daemon reachable over an allowed
+//! socket from acting for the command (with `unix_sockets = true`, docker.sock is root).
 //!
 //! # Other systems
 //!
@@ -45,6 +51,8 @@ mod unsupported;
 #[cfg(not(target_os = "linux"))]
 use unsupported as platform;
 
+/// What the parent keeps of a command's resource limits: to learn which it reached.
+pub(crate) use platform::CommandLimits;
 /// What the child applies to itself before `exec`, how to prepare it for one call, and
 /// whether a command under an allow-list can get a network namespace of its own.
 pub(crate) use platform::{ChildPlan, network_namespace, prepare};
@@ -74,4 +82,6 @@ pub(crate) struct Prepared {
     /// What reading is confined to and which paths are hidden, when the sandbox hides
     /// anything: said when a command is refused a read.
     pub(crate) hidden: Option<String>,
+    /// The command's resource limits, kept by the parent until the command has ended.
+    pub(crate) limits: CommandLimits,
 }

@@ -28,6 +28,23 @@ impl ChildPlan {
     pub(crate) fn install(self, _command: &mut Command) {}
 }
 
+/// Resource limits have no mechanism here (they are Linux cgroups and resource limits of
+/// the sandboxed child): nothing is kept, nothing is reported reached.
+#[derive(Debug, Default)]
+pub(crate) struct CommandLimits;
+
+impl CommandLimits {
+    /// Never returns: nothing counts the command's CPU time here.
+    pub(crate) async fn cpu_exhausted(&self) {
+        std::future::pending().await
+    }
+
+    /// No limit is enforced here, so none is reached.
+    pub(crate) fn reached(&self, _status: Option<std::process::ExitStatus>) -> Option<String> {
+        None
+    }
+}
+
 /// Refuses unless the sandbox is off; with it off, notes (or, with `require_sandbox`,
 /// refuses) that background processes may outlive the call.
 /// No network namespaces here: an allow-list's proxy is shared ([`super::ProxyRoute::Shared`]).
@@ -47,6 +64,7 @@ pub(crate) fn prepare(
         plan: ChildPlan,
         note,
         hidden: None,
+        limits: CommandLimits,
     };
     match (config.sandbox, config.keep_background, config.require_sandbox) {
         (ExecSandbox::Landlock, _, _) => Err(NEEDS_LINUX.to_owned()),

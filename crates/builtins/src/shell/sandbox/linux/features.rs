@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use super::cgroup::Cgroups;
 use crate::shell::child::{NamespaceSetup, probe_namespace};
 
 /// The Landlock ABI that scopes signals and abstract Unix sockets (Linux 6.12).
@@ -24,6 +25,8 @@ pub(crate) struct Features {
     pub(crate) pid_namespace: Result<NamespaceSetup, String>,
     /// Whether a network namespace can be made with it (with its loopback up), or why not.
     pub(crate) network_namespace: Result<(), String>,
+    /// Where the agent can make a cgroup per command, per controller.
+    pub(crate) cgroups: Cgroups,
 }
 
 impl Features {
@@ -38,6 +41,7 @@ impl Features {
                 seccomp: seccomp(),
                 pid_namespace,
                 network_namespace,
+                cgroups: Cgroups::find(),
             }
         })
     }

@@ -3,12 +3,15 @@
 //! the child applies between `fork` and `exec` ([`ChildPlan`]). The parent module's table
 //! says which layer enforces what.
 
+mod cgroup;
 mod features;
 mod landlock;
+mod limits;
 mod readable;
 mod seccomp;
 
 use std::path::Path;
+use std::time::Duration;
 
 use self::features::{Features, LANDLOCK_SCOPES, LANDLOCK_TCP};
 use self::landlock::LandlockRules;
@@ -18,6 +21,7 @@ use super::{ExecSandbox, Prepared, ProxyRoute};
 pub(crate) use crate::shell::child::ChildPlan;
 use crate::shell::egress::PROXY_PORT;
 use crate::{ExecConfig, ExecNetwork};
+pub(crate) use limits::CommandLimits;
 
 /// A restriction the configuration asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,19 +34,33 @@ enum Restriction {
     AllowList,
     TerminalInput,
     Background,
+    Processes(u32),
+    Memory(u64),
+    Cpu(Duration),
 }
 
 impl Restriction {
-    fn describe(self) -> &'static str {
+    fn describe(self) -> String {
         match self {
-            Restriction::Writes => "no writes outside the workspace",
-            Restriction::Reads => "no reads of what `read` and `deny_read` hide",
-            Restriction::Signals => "no signals to processes outside the sandbox",
-            Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)",
-            Restriction::Network => "no network (`network = false`)",
-            Restriction::AllowList => "only the allow-list's hosts (`network = [...]`)",
-            Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)",
-            Restriction::Background => "no processes outliving the call (`keep_background = false`)",
+            Restriction::Writes => "no writes outside the workspace".to_owned(),
+            Restriction::Reads => "no reads of what `read` and `deny_read` hide".to_owned(),
+            Restriction::Signals => "no signals to processes outside the sandbox".to_owned(),
+            Restriction::UnixSockets => "no Unix sockets (`unix_sockets = false`)".to_owned(),
+            Restriction::Network => "no network (`network = false`)".to_owned(),
+            Restriction::AllowList => "only the allow-list's hosts (`network = [...]`)".to_owned(),
+            Restriction::TerminalInput => "no typing into the terminal (TIOCSTI)".to_owned(),
+            Restriction::Background => {
+                "no processes outliving the call (`keep_background = false`)".to_owned()
+            }
+            Restriction::Processes(max) => format!("at most {max} processes per command (`max_processes`)"),
+            Restriction::Memory(max) => format!(
+                "at most {} of memory per command (`max_memory`)",
+                crate::text_format::human_size(max)
+            ),
+            Restriction::Cpu(max) => format!(
+                "at most {} of CPU time per command (`max_cpu`)",
+                humantime::format_duration(max)
+            ),
         }
     }
 }
@@ -112,17 +130,21 @@ fn prepare_with(
         .is_some()
         .then(|| scope.describe(config.read))
         .flatten();
+    // Made last: the cgroups are removed again if the call is refused.
+    let limits = limits::prepare(features, config, &mut plan, &mut missing)?;
     match (missing.is_empty(), config.require_sandbox) {
         (true, _) => Ok(Prepared {
             plan,
             note: None,
             hidden,
+            limits,
         }),
         (false, true) => Err(refusal(&missing)),
         (false, false) => Ok(Prepared {
             plan,
             note: Some(note(&missing)),
             hidden,
+            limits,
         }),
     }
 }

@@ -2,6 +2,7 @@
 //! attacked for real in `tests/hostile_exec.rs`; here the question is which restrictions a
 //! call reports missing, and that one missing feature never reads as all of them.)
 
+use super::cgroup::Cgroups;
 use super::*;
 use crate::shell::child::NamespaceSetup;
 
@@ -23,6 +24,7 @@ fn kernel(landlock: Result<i32, &str>, seccomp: bool, namespace: bool) -> Featur
         } else {
             Err("no network namespace here".to_owned())
         },
+        cgroups: Cgroups::none("no cgroups here"),
     }
 }
 
@@ -31,9 +33,17 @@ fn plan(features: &Features, config: &ExecConfig) -> Result<Prepared, String> {
     prepare_with(features, config, &ReadScope::default(), &[temp.path()], None)
 }
 
+/// Required, with no resource limit (their planning is tested below).
 fn required() -> ExecConfig {
     ExecConfig {
         require_sandbox: true,
+        ..unlimited()
+    }
+}
+
+fn unlimited() -> ExecConfig {
+    ExecConfig {
+        max_processes: None,
         ..ExecConfig::default()
     }
 }
@@ -94,7 +104,7 @@ fn without_seccomp_the_socket_and_terminal_rules_are_missing_and_writes_are_not(
 fn allowed_sockets_are_not_reported_missing() {
     let config = ExecConfig {
         unix_sockets: true,
-        ..ExecConfig::default()
+        ..unlimited()
     };
     let note = plan(&kernel(Ok(7), false, true), &config).unwrap().note.unwrap();
     assert!(
@@ -107,7 +117,7 @@ fn allowed_sockets_are_not_reported_missing() {
 #[test]
 fn without_landlock_only_writes_are_missing_and_the_reason_is_given() {
     let features = kernel(Err("Landlock is built in but not enabled"), true, true);
-    let prepared = plan(&features, &ExecConfig::default()).unwrap();
+    let prepared = plan(&features, &unlimited()).unwrap();
     let note = prepared.note.unwrap();
     assert!(note.starts_with("sandbox: not enforced here: no writes outside the workspace — Landlock is built in but not enabled"), "{note}");
     assert!(!note.contains("signals"), "the namespace covers signals: {note}");
@@ -118,7 +128,7 @@ fn without_landlock_only_writes_are_missing_and_the_reason_is_given() {
 fn without_a_namespace_background_processes_are_reported_even_unsandboxed() {
     let config = ExecConfig {
         sandbox: ExecSandbox::None,
-        ..ExecConfig::default()
+        ..unlimited()
     };
     let note = plan(&kernel(Ok(7), true, false), &config).unwrap().note.unwrap();
     assert_eq!(
@@ -130,4 +140,64 @@ fn without_a_namespace_background_processes_are_reported_even_unsandboxed() {
         ..config
     };
     assert!(plan(&kernel(Ok(7), true, false), &kept).unwrap().note.is_none());
+}
+
+#[test]
+fn without_cgroups_memory_and_cpu_fall_back_to_limits_per_process_and_say_so() {
+    let config = ExecConfig {
+        max_memory: Some(64 << 20),
+        max_cpu: Some(std::time::Duration::from_millis(1500)),
+        ..unlimited()
+    };
+    let prepared = plan(&kernel(Ok(7), true, true), &config).unwrap();
+    let note = prepared.note.unwrap();
+    assert!(
+        note.contains("at most 64.0 MB of memory per command (`max_memory`) — no cgroups here; each process is held to 64.0 MB of address space instead (RLIMIT_AS)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("at most 1s 500ms of CPU time per command (`max_cpu`) — no cgroups here; each process"),
+        "{note}"
+    );
+    let rlimits = prepared.plan.rlimits;
+    assert_eq!(
+        (rlimits.address_space, rlimits.cpu_seconds),
+        (Some(64 << 20), Some(2))
+    );
+    assert!(prepared.plan.cgroup_procs.is_empty());
+    let refused = plan(
+        &kernel(Ok(7), true, true),
+        &ExecConfig {
+            require_sandbox: true,
+            ..config
+        },
+    )
+    .unwrap_err();
+    assert!(
+        refused.contains("`max_memory`") && refused.contains("The command was not run"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn without_a_pids_cgroup_the_process_limit_needs_a_user_namespace_and_no_root() {
+    let config = ExecConfig {
+        max_processes: Some(50),
+        ..required()
+    };
+    let features = Features {
+        pid_namespace: Ok(NamespaceSetup::unprivileged()),
+        ..kernel(Ok(7), true, true)
+    };
+    let planned = plan(&features, &config);
+    if rustix::process::getuid().is_root() {
+        let refused = planned.unwrap_err();
+        assert!(
+            refused.contains("at most 50 processes per command (`max_processes`) — no cgroups here; and RLIMIT_NPROC would count nothing: root is exempt from it"),
+            "{refused}"
+        );
+    } else {
+        // Counted in the command's own user namespace, with the two that hold it.
+        assert_eq!(planned.unwrap().plan.rlimits.processes, Some(52));
+    }
 }

@@ -34,6 +34,8 @@
 //! either (Landlock refuses bind and every other port).
 
 mod allow_list;
+// Network namespaces, and so a listener handed out of one, are Linux's.
+#[cfg(target_os = "linux")]
 mod listener;
 mod log;
 mod policy;
@@ -86,6 +88,9 @@ impl Egress {
             rules: self.rules.clone(),
             log: log.clone(),
         };
+        #[cfg(not(target_os = "linux"))]
+        let _ = namespaced;
+        #[cfg(target_os = "linux")]
         if namespaced {
             let (agent, child) = listener::link()?;
             let task = tokio::spawn(async move {

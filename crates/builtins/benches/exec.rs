@@ -48,13 +48,8 @@ fn registry(workspace: &Workspace, configure: impl FnOnce(&mut ExecConfig)) -> T
     registry
 }
 
-/// Every resource limit on, well above what `true` takes.
-fn all_limits(config: &mut ExecConfig) {
-    config.max_memory = Some(1 << 30);
-    config.max_cpu = Some(std::time::Duration::from_secs(60));
-}
-
-fn exec(c: &mut Criterion) {
+/// A runtime, and a workspace in a temporary directory (kept while the directory is).
+fn setup() -> (tokio::runtime::Runtime, tempfile::TempDir, Workspace) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -62,6 +57,17 @@ fn exec(c: &mut Criterion) {
         .expect("a runtime");
     let dir = tempfile::tempdir().expect("a temp dir");
     let workspace = Workspace::open(dir.path()).expect("opens");
+    (runtime, dir, workspace)
+}
+
+/// Every resource limit on, well above what `true` takes.
+fn all_limits(config: &mut ExecConfig) {
+    config.max_memory = Some(1 << 30);
+    config.max_cpu = Some(std::time::Duration::from_secs(60));
+}
+
+fn exec(c: &mut Criterion) {
+    let (runtime, dir, workspace) = setup();
     let cases = [
         ("exec_true", registry(&workspace, |_| {})),
         (
@@ -157,13 +163,7 @@ fn download_server() -> SocketAddr {
 }
 
 fn egress(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let workspace = Workspace::open(dir.path()).expect("opens");
+    let (runtime, _dir, workspace) = setup();
     let server = download_server();
     let port = server.port();
     let proxied = registry(&workspace, |config| {
@@ -219,13 +219,7 @@ fn last_stamp(text: &str) -> Option<u128> {
 }
 
 fn background(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let workspace = Workspace::open(dir.path()).expect("opens");
+    let (runtime, _dir, workspace) = setup();
     let registry = registry(&workspace, |_| {}).session("bench");
     // For every line read, prints the monotonic clock at the moment it writes.
     // One write per line: a reader woken by half a line would find no stamp.

@@ -20,7 +20,6 @@ use builtins::fs::ApplyPatchArgs;
 use builtins::fs::__fuzz::apply_patch;
 use libfuzzer_sys::fuzz_target;
 
-
 fn check_parser(text: &str) {
     let Ok(parsed) = patch::parse(text) else {
         return;
@@ -34,8 +33,22 @@ fn check_parser(text: &str) {
     if !text.contains('\r') {
         let shown = parsed.to_string();
         let again = patch::parse(&shown).expect("the canonical form parses");
-        assert_eq!(again, parsed, "{shown}");
+        assert_eq!(without_positions(again), without_positions(parsed), "{shown}");
     }
+}
+
+/// `patch` with each hunk's line number in its text cleared: the canonical form may lay
+/// the same patch out on other lines (no heredoc, no padding), so only the content must
+/// survive the round trip.
+fn without_positions(mut patch: patch::Patch) -> patch::Patch {
+    for change in &mut patch.changes {
+        if let FileChange::Update { hunks, .. } = change {
+            for hunk in hunks {
+                hunk.line = 0;
+            }
+        }
+    }
+    patch
 }
 
 /// A hunk line: a line of the file (often) or arbitrary text, with a marker.

@@ -18,7 +18,8 @@ const EVENT_NAME: &str = "agent_tools.tool_call";
 /// and span ids, and the event's fields as attributes (`gen_ai.tool.name`,
 /// `gen_ai.tool.call.id`, `agent_tools.outcome`, `agent_tools.duration_ms`,
 /// `agent_tools.output_bytes`, `agent_tools.session.id`, `user.id`, `client.id`,
-/// `agent_tools.error`, and `agent_tools.arguments` as redacted JSON). Records leave in
+/// `agent_tools.error`, `agent_tools.arguments` as redacted JSON, and each of what the tool
+/// recorded, [`AuditEvent::details`], as `agent_tools.details.<key>` in JSON). Records leave in
 /// batches; see the crate docs for what that means when a process is killed.
 #[derive(Debug, Clone)]
 pub struct OtlpAudit {
@@ -59,6 +60,9 @@ impl AuditSink for OtlpAudit {
             i64::try_from(event.output_bytes).unwrap_or(i64::MAX),
         );
         record.add_attribute("agent_tools.arguments", event.arguments.to_string());
+        for (key, value) in &event.details {
+            record.add_attribute(format!("agent_tools.details.{key}"), value.to_string());
+        }
         let optional = [
             ("agent_tools.session.id", &event.session_id),
             ("user.id", &event.subject),

@@ -141,6 +141,36 @@ async fn one_trace_runs_from_the_client_through_a_gateway_to_the_mounted_server(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_tool_records_for_its_audit_is_in_the_record() {
+    let mut receiver = Receiver::start().await;
+    let telemetry = telemetry(&receiver);
+    let registry = registry(OtelTracer::new(&telemetry), Some(OtlpAudit::new(&telemetry)));
+    let fetcher = DynamicTool::new(
+        "fetcher",
+        "Records what it reached.",
+        json!({"type": "object"}),
+        |_: Value, ctx: ToolContext| async move {
+            ctx.audit_detail("network", json!([{"host": "refused.test", "outcome": "refused"}]));
+            Ok::<_, ToolError>("done".to_owned())
+        },
+    );
+    registry.register(fetcher).unwrap();
+    registry.call(ToolCall::new("d", "fetcher", json!({}))).await;
+    telemetry.shutdown().await;
+
+    receiver.until(|r| !r.logs.is_empty()).await;
+    let record = receiver
+        .logs
+        .iter()
+        .find(|record| attribute(&record.attributes, "gen_ai.tool.name").as_deref() == Some("fetcher"))
+        .expect("the call's audit record");
+    assert_eq!(
+        attribute(&record.attributes, "agent_tools.details.network").as_deref(),
+        Some(r#"[{"host":"refused.test","outcome":"refused"}]"#)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_are_error_spans_and_payloads_are_opt_in_and_redacted() {
     let mut receiver = Receiver::start().await;
     let telemetry = telemetry(&receiver);

@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{Glob, GlobMatcher};
 
 use crate::SetupError;
-use crate::config::exec::{ExecConfig, ExecRead, SYSTEM_READ};
+use crate::config::exec::{ExecConfig, ExecRead, ExecSandbox, SYSTEM_READ};
 
 /// One checked pattern of `deny_read`.
 #[derive(Debug, Clone)]
@@ -73,10 +73,23 @@ impl ReadSettings {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
+        let (allow, deny) = (
+            parse("allow_read", &config.allow_read, false)?,
+            parse("deny_read", &config.deny_read, true)?,
+        );
+        // Without the sandbox nothing enforces them: keep them checked, but find nothing
+        // on disk before each command.
+        if config.sandbox == ExecSandbox::None {
+            return Ok(Self {
+                read: ExecRead::All,
+                allow: Vec::new(),
+                deny: Vec::new(),
+            });
+        }
         Ok(Self {
             read: config.read,
-            allow: parse("allow_read", &config.allow_read, false)?,
-            deny: parse("deny_read", &config.deny_read, true)?,
+            allow,
+            deny,
         })
     }
 

@@ -19,8 +19,10 @@ const EVENT_NAME: &str = "agent_tools.tool_call";
 /// `gen_ai.tool.call.id`, `agent_tools.outcome`, `agent_tools.duration_ms`,
 /// `agent_tools.output_bytes`, `agent_tools.session.id`, `user.id`, `client.id`,
 /// `agent_tools.error`, `agent_tools.arguments` as redacted JSON, and each of what the tool
-/// recorded, [`AuditEvent::details`], as `agent_tools.details.<key>` in JSON). Records leave in
-/// batches; see the crate docs for what that means when a process is killed.
+/// recorded, [`AuditEvent::details`], as `agent_tools.details.<key>` — an object's members each
+/// as `agent_tools.details.<key>.<member>`; strings, booleans and numbers typed, the rest as
+/// JSON). Records leave in batches; see the crate docs for what that means when a process
+/// is killed.
 #[derive(Debug, Clone)]
 pub struct OtlpAudit {
     logger: SdkLogger,
@@ -60,8 +62,8 @@ impl AuditSink for OtlpAudit {
             i64::try_from(event.output_bytes).unwrap_or(i64::MAX),
         );
         record.add_attribute("agent_tools.arguments", event.arguments.to_string());
-        for (key, value) in &event.details {
-            record.add_attribute(format!("agent_tools.details.{key}"), value.to_string());
+        for (key, value) in crate::details::attributes(event) {
+            record.add_attribute(key, value.into_value::<AnyValue>());
         }
         let optional = [
             ("agent_tools.session.id", &event.session_id),

@@ -47,6 +47,7 @@
 
 mod audit;
 mod context;
+mod details;
 mod http_client;
 mod span;
 mod telemetry;

@@ -21,7 +21,11 @@ const SCOPE: &str = "agent-tools";
 /// (`function`); on failure `error.type` (`tool_error`, `invalid_arguments`,
 /// `unknown_tool`, `timeout`, `cancelled`, `panicked`, `denied`) and an error status with
 /// the redacted error text; `user.id` when an authenticated principal made the call, and
-/// `agent_tools.outcome`, `agent_tools.session.id`. With
+/// `agent_tools.outcome`, `agent_tools.session.id`; what the tool recorded for its audit
+/// ([`ToolContext::audit_detail`](agent_tools_core::ToolContext::audit_detail)) as
+/// `agent_tools.details.<key>`, an object's members each as
+/// `agent_tools.details.<key>.<member>` (a mounted tool's `…mount.server`,
+/// `…mount.definition_sha256`, `…mount.pinned`). With
 /// [`record_payloads`](Self::record_payloads), `gen_ai.tool.call.arguments` and
 /// `gen_ai.tool.call.result` (as JSON text, redacted and capped as the audit log has
 /// them).
@@ -95,6 +99,9 @@ impl CallSpan for ToolSpan {
     fn end(self: Box<Self>, event: &AuditEvent, result: Option<&str>) {
         let span = self.context.span();
         span.set_attribute(KeyValue::new("agent_tools.outcome", event.outcome.as_str()));
+        for (key, value) in crate::details::attributes(event) {
+            span.set_attribute(KeyValue::new(key, value.into_value::<opentelemetry::Value>()));
+        }
         if self.payloads {
             span.set_attribute(KeyValue::new(
                 "gen_ai.tool.call.arguments",

@@ -52,6 +52,10 @@ pub enum Outcome {
     /// ([`Approval::Defer`](crate::approval::Approval::Defer)); the tool has not run. Resuming it
     /// records a second event with how it ended.
     Pending,
+    /// Not a call: a mounted tool's definition was held back from the model (changed
+    /// since it was pinned, or found suspicious) and the tool not offered. The event's
+    /// `error` says why and its `details` hold what was found (see [`AuditEvent::notice`]).
+    Withheld,
 }
 
 impl Outcome {
@@ -67,6 +71,7 @@ impl Outcome {
             Outcome::Panicked => "panicked",
             Outcome::Denied => "denied",
             Outcome::Pending => "pending",
+            Outcome::Withheld => "withheld",
         }
     }
 
@@ -130,6 +135,33 @@ pub struct AuditEvent {
     /// empty.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub details: serde_json::Map<String, Value>,
+}
+
+impl AuditEvent {
+    /// An event about `tool` that is not one of its calls, dated now: no session, no call
+    /// id, no arguments, no duration; set `error` and `details` to say what happened, and
+    /// record it with [`ToolRegistry::record_audit`](crate::ToolRegistry::record_audit).
+    /// The MCP mount records one per tool it holds back ([`Outcome::Withheld`]).
+    pub fn notice(tool: impl Into<String>, outcome: Outcome) -> Self {
+        Self {
+            timestamp: SystemTime::now(),
+            session_id: None,
+            subject: None,
+            client_id: None,
+            trace_id: None,
+            span_id: None,
+            call_id: String::new(),
+            tool: tool.into(),
+            arguments: Value::Null,
+            outcome,
+            duration: Duration::ZERO,
+            output_bytes: 0,
+            error: None,
+            repairs: Vec::new(),
+            approval: None,
+            details: serde_json::Map::new(),
+        }
+    }
 }
 
 /// A person's answer to the policy's question about a call, as the audit log keeps it.

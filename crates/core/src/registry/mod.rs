@@ -711,6 +711,20 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// Sends `event` to the registry's audit sinks, and returns once the sinks that store
+    /// in the background have stored it: for what happens to tools outside their calls,
+    /// such as a mounted tool held back ([`AuditEvent::notice`](crate::audit::AuditEvent::notice)).
+    /// The tracer, which traces calls, does not see it.
+    pub async fn record_audit(&self, event: &crate::audit::AuditEvent) {
+        let sinks = &self.shared.config.sinks;
+        for sink in sinks.iter() {
+            sink.record(event);
+        }
+        for stored in sinks.iter().filter_map(|sink| sink.stored()) {
+            stored.await;
+        }
+    }
+
     /// All tools, in registration order.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.table()

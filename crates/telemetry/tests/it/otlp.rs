@@ -141,7 +141,7 @@ async fn one_trace_runs_from_the_client_through_a_gateway_to_the_mounted_server(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn what_a_tool_records_for_its_audit_is_in_the_record() {
+async fn what_a_tool_records_for_its_audit_is_in_the_record_and_on_the_span() {
     let mut receiver = Receiver::start().await;
     let telemetry = telemetry(&receiver);
     let registry = registry(OtelTracer::new(&telemetry), Some(OtlpAudit::new(&telemetry)));
@@ -151,6 +151,7 @@ async fn what_a_tool_records_for_its_audit_is_in_the_record() {
         json!({"type": "object"}),
         |_: Value, ctx: ToolContext| async move {
             ctx.audit_detail("network", json!([{"host": "refused.test", "outcome": "refused"}]));
+            ctx.audit_detail("mount", json!({"server": "docs", "pinned": true}));
             Ok::<_, ToolError>("done".to_owned())
         },
     );
@@ -158,7 +159,18 @@ async fn what_a_tool_records_for_its_audit_is_in_the_record() {
     registry.call(ToolCall::new("d", "fetcher", json!({}))).await;
     telemetry.shutdown().await;
 
-    receiver.until(|r| !r.logs.is_empty()).await;
+    receiver
+        .until(|r| !r.logs.is_empty() && !r.spans.is_empty())
+        .await;
+    let span = &receiver.spans[0];
+    assert_eq!(
+        attribute(&span.attributes, "agent_tools.details.mount.server").as_deref(),
+        Some("docs")
+    );
+    assert_eq!(
+        attribute(&span.attributes, "agent_tools.details.mount.pinned").as_deref(),
+        Some("true")
+    );
     let record = receiver
         .logs
         .iter()
@@ -167,6 +179,10 @@ async fn what_a_tool_records_for_its_audit_is_in_the_record() {
     assert_eq!(
         attribute(&record.attributes, "agent_tools.details.network").as_deref(),
         Some(r#"[{"host":"refused.test","outcome":"refused"}]"#)
+    );
+    assert_eq!(
+        attribute(&record.attributes, "agent_tools.details.mount.server").as_deref(),
+        Some("docs")
     );
 }
 

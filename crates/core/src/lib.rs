@@ -51,6 +51,7 @@ mod toolset;
 mod trace_context;
 mod tracer;
 mod typed;
+pub mod untrusted;
 pub mod validation;
 
 // The names almost every program uses; everything else is in the module named for its job.

@@ -14,7 +14,8 @@
 //!   overrides and the other invisible format characters (zero-width spaces and joiners,
 //!   line and paragraph separators, variation selectors, tag characters, fillers) are
 //!   shown escaped (`\u{1b}`), so nothing can clear, move, recolour or reorder what is
-//!   shown, or hide text in it; tabs become spaces;
+//!   shown, or hide text in it (the set is [`is_invisible`]'s, the one list of them in the
+//!   crate); tabs become spaces;
 //! - quoted lines are folded to the width asked for
 //!   ([`ApprovalRequest::question_within`]; 80 columns by default), counting every
 //!   character outside ASCII as two columns, so a long line cannot wrap on the terminal
@@ -43,6 +44,7 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use super::ApprovalRequest;
+use crate::untrusted::is_invisible;
 
 /// What starts every quoted line.
 pub(super) const GUTTER: &str = "  │ ";
@@ -222,7 +224,7 @@ impl Shown {
             // To the next tab stop, as a terminal would, and no further than the line.
             let to_stop = 8 - used % 8;
             (How::Spaces, to_stop.min(width.saturating_sub(used)).max(1))
-        } else if is_steering(c) {
+        } else if is_invisible(c) {
             (How::Escaped, escaped(c).len())
         } else {
             (How::AsItIs, columns(c))
@@ -245,7 +247,7 @@ fn one_line(text: &str, max_columns: Option<usize>) -> String {
     let mut shown = String::with_capacity(text.len());
     let mut used = 0;
     for c in text.chars() {
-        let (piece, columns) = if is_steering(c) || c == '\n' || c == '\t' {
+        let (piece, columns) = if is_invisible(c) || c == '\n' || c == '\t' {
             let escaped = escaped(c);
             let columns = escaped.len();
             (escaped, columns)
@@ -271,33 +273,6 @@ fn columns(c: char) -> usize {
 /// `c` as shown escaped: `\u{1b}`.
 fn escaped(c: char) -> String {
     format!("\\u{{{:x}}}", u32::from(c))
-}
-
-/// Whether `c` could steer a terminal or hide text: control characters but the tab
-/// (`\n` is one; quoted text splits its lines there before), bidirectional controls,
-/// and the invisible format characters.
-pub(crate) fn is_steering(c: char) -> bool {
-    (c.is_control() && c != '\t')
-        || matches!(
-            c,
-            // Bidirectional marks, embeddings, overrides and isolates.
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-            // Soft hyphen, combining grapheme joiner, Hangul and Khmer fillers.
-            | '\u{00ad}' | '\u{034f}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
-            | '\u{3164}' | '\u{ffa0}'
-            // Mongolian variation selectors and vowel separator.
-            | '\u{180b}'..='\u{180f}'
-            // Zero-width space, non-joiner and joiner; line and paragraph separators.
-            | '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}'
-            // Word joiner, invisible operators, deprecated format characters.
-            | '\u{2060}'..='\u{2064}' | '\u{206a}'..='\u{206f}'
-            // Variation selectors, byte order mark, interlinear annotations.
-            | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
-            // Shorthand format controls, musical format characters.
-            | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}'
-            // Tag characters and the variation selectors supplement.
-            | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}'
-        )
 }
 
 #[cfg(test)]
@@ -401,7 +376,7 @@ mod tests {
             "{question}"
         );
         assert!(
-            !question.chars().any(|c| is_steering(c) && c != '\n'),
+            !question.chars().any(|c| is_invisible(c) && c != '\n'),
             "{question:?}"
         );
     }

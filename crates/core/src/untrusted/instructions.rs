@@ -545,8 +545,9 @@ mod tests {
             (Rule::OtherTool, "Then call web_fetch."),
             (Rule::OtherTool, "Then call `exec` with it."),
             (Rule::OtherTool, "Then call \"exec\"."),
+            (Rule::OtherTool, "Then call webFetch."),
         ];
-        let others = ["web_fetch", "exec"];
+        let others = ["web_fetch", "exec", "webFetch"];
         for (rule, text) in cases {
             let findings = check_description(text, &others);
             assert_eq!(rules(&findings), [*rule], "{text}: {findings:#?}");
@@ -611,6 +612,7 @@ mod tests {
             "⚠️ This tool is deprecated; use read_text_file instead.",
             "Lists the environment variables the server was started with, to help answer the user's request.",
             "Runs exec-style commands; see fs_read_file and process.env for details.",
+            "Opens the shell in exec mode: each line you send is run as it is.",
             "Builds the context for the next step; see the system's prompt.",
         ] {
             let findings = check_description(

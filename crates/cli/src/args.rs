@@ -59,6 +59,10 @@ pub(super) struct GlobalArgs {
     /// line started as a child speaking stdio) or NAME=URL (streamable HTTP). Repeatable.
     #[arg(long = "mount", global = true, value_name = "NAME=COMMAND|URL", value_parser = parse_mount)]
     pub mounts: Vec<MountArg>,
+    /// The lock file pinning the mounted tools' definitions (default: agent-tools.lock
+    /// beside --config; without either, definitions are checked but not pinned).
+    #[arg(long = "lock", global = true, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
     /// Send `Authorization: Bearer $VAR` to the HTTP server mounted as NAME (for a
     /// server started with `--token-env`).
     #[arg(long = "mount-token-env", global = true, value_name = "NAME=VAR", value_parser = parse_mount_token)]
@@ -86,6 +90,55 @@ pub(super) enum PolicyCommand {
         /// The arguments as a JSON object (default `{}`).
         #[arg(value_name = "ARGS_JSON", default_value = "{}")]
         arguments: String,
+    },
+}
+
+/// `mounts …`: the mounted servers' tool definitions against the lock file.
+#[derive(Debug, Subcommand)]
+pub(super) enum MountsCommand {
+    /// Pin every mounted tool's definition as the servers list it now (all mounts, or
+    /// the ones named), whatever the lock file held.
+    #[command(after_help = "Examples:
+  agent-tools --config gateway.toml mounts lock
+  agent-tools --config gateway.toml mounts lock git
+
+The lock file (--lock, else agent-tools.lock beside --config) is JSON to review and
+commit: one entry per mount, one per tool, with its definition and SHA-256.")]
+    Lock {
+        /// Only these mounts.
+        names: Vec<String>,
+    },
+    /// Compare each mounted tool's definition with the pinned one; print every change
+    /// and exit 1 if there is any (for CI).
+    #[command(after_help = "Example:
+  agent-tools --config gateway.toml mounts verify || exit 1
+
+A tool the lock file does not have counts as added, a pinned tool the server no longer
+lists as removed. Nothing is pinned. Exit status 0 when every definition is the pinned one.")]
+    Verify {
+        /// Only these mounts.
+        names: Vec<String>,
+    },
+    /// Show how each mounted tool's definition differs from the pinned one (a unified
+    /// diff), and what the checks found in its name and texts.
+    Diff {
+        /// Only these mounts.
+        names: Vec<String>,
+    },
+    /// Accept the definitions a mounted server lists now: pin them, for the tools named
+    /// (by their name on the server), or every tool that differs.
+    #[command(after_help = "Examples:
+  agent-tools --config gateway.toml mounts diff git
+  agent-tools --config gateway.toml mounts accept git
+  agent-tools --config gateway.toml mounts accept git git_commit
+
+A running gateway reads the lock file at each listing: it offers an accepted tool when
+the server next says its list changed, or when it is restarted.")]
+    Accept {
+        /// The mount.
+        name: String,
+        /// Only these tools, by their name on the server.
+        tools: Vec<String>,
     },
 }
 
@@ -128,7 +181,13 @@ pub(super) enum Command {
     #[command(
         after_help = "Examples:\n  agent-tools list\n  agent-tools --mount docs=http://127.0.0.1:9000/mcp list    (the built-in tools and docs_*)\n  agent-tools --policy policy.toml list\n\nWith a policy (--policy, or [policy] in --config), a column after the name says what it\ndoes with the tool's calls: allowed; asks (RULE or MODE) — the person at the terminal,\nor the MCP client when served, is asked (see --ask), and without either the call is\nrefused; denied (RULE or MODE); or depends on arguments (rules over its arguments\ndecide call by call)."
     )]
-    List,
+    List {
+        /// Also say, for each mounted tool, how its definition compares with the pinned
+        /// one, what the checks found in its name and texts, and whether it is offered
+        /// (also the tools held back, which the list leaves out).
+        #[arg(long)]
+        explain: bool,
+    },
     /// Print tool definitions as a JSON array, in a provider's format.
     #[command(
         after_help = "Examples:\n  agent-tools schema\n  agent-tools schema --dialect gemini --tool read_file\n  agent-tools schema --dialect anthropic --strict always\n  agent-tools --mount gh='github-mcp-server stdio' schema --dialect gemini\n\nstderr names each tool whose definition is not the preferred form, with the reason:\n  note:   a fallback the provider accepts (no strict form, so sent non-strict; Gemini's\n          parametersJsonSchema instead of parameters)\n  error:  the provider would reject the definition: the dialect could not express part\n          of the schema, or the definition breaks one of the provider's documented\n          rules (as agent_tools::testing's independent checkers restate them)\n\nExit status 1 when any definition printed has an error line, or, without --tool, when a\nmounted server offers a tool that could not be mounted at all (an invalid name, a schema\nthe registry cannot use: named on stderr as skipped). Otherwise 0."
@@ -187,6 +246,9 @@ pub(super) enum Command {
     /// servers share ([tasks] postgres_url in --config).
     #[command(subcommand)]
     Approvals(ApprovalsCommand),
+    /// Pin, verify, compare and accept the mounted servers' tool definitions.
+    #[command(subcommand)]
+    Mounts(MountsCommand),
     /// Serve the tools to MCP clients, over stdio (default) or streamable HTTP.
     #[command(
         after_help = "Examples:\n  agent-tools --workspace ./project serve\n  agent-tools serve --http 127.0.0.1:8080          (endpoint http://127.0.0.1:8080/mcp)\n  MCP_TOKEN=… agent-tools serve --http 0.0.0.0:8080 --token-env MCP_TOKEN\n  agent-tools serve --mount git='uvx mcp-server-git' --mount docs=http://127.0.0.1:9000/mcp\n  DOCS_TOKEN=… agent-tools serve --mount docs=http://10.0.0.7:9000/mcp --mount-token-env docs=DOCS_TOKEN\n\nOver stdio, stdout carries the protocol; progress and errors go to stderr. A mounted\nserver's tools are served as NAME_<tool>, through this server's validation, timeouts\nand audit log."

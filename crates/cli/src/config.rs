@@ -10,6 +10,7 @@ use super::policy;
 use super::struct_fields::field_names;
 use super::toml_file::{ConfigError, FileKind, TomlFile};
 use agent_tools::builtins::BuiltinConfig;
+use agent_tools::mcp::trust::{OnChange, OnSuspicious};
 use agent_tools::policy::Policy;
 
 /// Settings from the TOML file given with `--config`. Command-line options win.
@@ -85,6 +86,10 @@ pub struct Config {
     pub results: ResultsConfig,
     /// The `[[mount]]` entries, mounted after the `--mount` servers.
     pub mounts: Vec<MountConfig>,
+    /// The lock file pinning the mounted tools' definitions (`lock_file`, relative to the
+    /// config file's directory), if `--lock` does not name one; default
+    /// `agent-tools.lock` beside the config file.
+    pub lock_file: Option<PathBuf>,
 }
 
 /// `[[mount]]`: another MCP server's tools, as `--mount` adds them, so that a gateway is
@@ -103,7 +108,15 @@ pub struct Config {
 /// token_env = "DOCS_TOKEN"              # Authorization: Bearer $DOCS_TOKEN
 /// prefix = "kb_"                        # instead of docs_
 /// defer = true                          # found through tool_search
+/// on_change = "deny"                    # a definition not the pinned one: ask | deny | accept
+/// on_suspicious = "strip"               # flagged texts: ask | deny | strip
 /// ```
+///
+/// Each tool's definition is pinned in the lock file (`lock_file`, or `--lock`; default
+/// `agent-tools.lock` beside this file) the first time the mount lists it; a later
+/// definition that differs waits for a person (`agent-tools mounts diff|accept NAME`)
+/// unless `on_change` says otherwise. Names and texts are checked before a tool is
+/// offered; see the README's section on mounting servers you do not control.
 ///
 /// Each entry has a `command` (a child speaking MCP over stdio) or a `url` (streamable
 /// HTTP), not both; `env` goes with a command and `token_env` with a URL. An HTTP server
@@ -132,6 +145,22 @@ pub struct MountConfig {
     /// Each mounted tool's timeout (e.g. `"30s"`), which also bounds connecting.
     #[serde(default, with = "humantime_serde")]
     pub timeout: Option<Duration>,
+    /// What to do with a definition that is not the pinned one (default `"ask"`).
+    #[serde(default)]
+    pub on_change: OnChange,
+    /// What to do with a tool whose name or texts are flagged (default `"ask"`).
+    #[serde(default)]
+    pub on_suspicious: OnSuspicious,
+    /// Offer only tools pinned in the lock file: nothing is pinned on first use.
+    #[serde(default)]
+    pub require_pinned: bool,
+    /// Take invisible characters out of the server's results (default true).
+    #[serde(default = "yes")]
+    pub filter_results: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl MountConfig {
@@ -276,6 +305,7 @@ struct CliKeys {
     #[serde(default, with = "humantime_serde")]
     default_timeout: Option<Duration>,
     audit_log: Option<PathBuf>,
+    lock_file: Option<PathBuf>,
     #[serde(default)]
     mount: Vec<MountConfig>,
 }
@@ -339,6 +369,9 @@ impl Config {
         Ok(Self {
             default_timeout: keys.default_timeout,
             audit_log: keys.audit_log,
+            lock_file: keys
+                .lock_file
+                .map(|file| path.parent().unwrap_or(Path::new("")).join(file)),
             builtins,
             policy,
             auth,

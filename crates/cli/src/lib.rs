@@ -38,6 +38,7 @@ mod auth;
 mod commands;
 mod config;
 mod mounts;
+mod mounts_command;
 mod observe;
 mod plans;
 mod policy;
@@ -50,11 +51,14 @@ mod toml_file;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser as _;
 
-use args::{AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken, PolicyCommand};
+use args::{
+    AskArg, Cli, Command, GlobalArgs, MountArg, MountTarget, MountToken, MountsCommand, PolicyCommand,
+};
 pub use auth::{AuthConfig, ScopeConfig};
 pub use config::{
     AuditConfig, Config, DEFAULT_RESULT_TOKENS, MountConfig, ResultsConfig, ServeConfig, TasksConfig,
@@ -66,6 +70,7 @@ pub use toml_file::{ConfigError, FileKind};
 
 use agent_tools::builtins::Workspace;
 use agent_tools::builtins::result_files::ResultFiles;
+use agent_tools::mcp::trust::LockFile;
 use agent_tools::{ToolRegistry, dialect::DefinitionOptions, policy::Policy};
 
 /// Exit status: success.
@@ -105,6 +110,10 @@ pub struct Settings {
     /// `--tool-search`, or `[tool_search] enabled`: tools are deferred (all but the
     /// configuration's `core`) and found through `tool_search`.
     pub tool_search: bool,
+    /// The lock file pinning the mounted tools' definitions: `--lock`, else the config's
+    /// `lock_file`, else `agent-tools.lock` beside the config file; `None` without any
+    /// (definitions are then checked but not pinned).
+    pub lock_file: Option<std::path::PathBuf>,
 }
 
 /// A usage or configuration error of the command line itself (not of a tool): one line
@@ -182,6 +191,11 @@ fn register_builtins(
         config.memory.path.is_none() && config.memory.url.is_none() && config.memory.url_env.is_none();
     if config.memory.enabled && sqlite_default {
         note_legacy_memory(settings.workspace.root());
+    }
+    // The lock file decides what mounted tools a model sees; the model's file tools must
+    // not rewrite it (a lock file outside the workspace needs no protection).
+    if let Some(lock) = &settings.lock_file {
+        config.workspace.protect.push(lock.clone());
     }
     let root = Some(settings.workspace.root().to_path_buf());
     agent_tools::builtins::register_all(registry, root, &config).map(drop)
@@ -279,9 +293,21 @@ where
     };
     let global = &cli.global;
     let servers = mounts::MountSpec::all(&global.mounts, &global.mount_tokens, &settings.config.mounts)?;
-    let mounted = mounts::mount_all(&registry, servers, announce, io).await?;
+    let trust = mounts::Trust {
+        lock: match &settings.lock_file {
+            Some(path) => Some(LockFile::open(path).map_err(|error| CliError(error.to_string()))?),
+            None => None,
+        },
+        pinning: match &cli.command {
+            Command::Mounts(MountsCommand::Verify { .. } | MountsCommand::Diff { .. }) => {
+                mounts::Pinning::Compare
+            }
+            _ => mounts::Pinning::AsConfigured,
+        },
+    };
+    let mounted = mounts::mount_all(&registry, servers, announce, &trust, io).await?;
     let status = match policy::check_examples(settings.policy.as_ref(), &registry) {
-        Ok(()) => run_command(&cli.command, registry, &settings, mounted.skipped(), io).await,
+        Ok(()) => run_command(&cli.command, registry, &settings, &mounted, &trust, io).await,
         Err(failures) => Err(CliError(failures)),
     };
     // Whatever the command's outcome: a child server must not outlive us.
@@ -290,18 +316,27 @@ where
     status
 }
 
-/// Runs the subcommand over `registry`, built from `settings`; `skipped` is how many
-/// mounted tools could not be mounted.
+/// Runs the subcommand over `registry`, built from `settings`, with the servers
+/// `mounted`.
 async fn run_command(
     command: &Command,
     registry: ToolRegistry,
     settings: &Settings,
-    skipped: usize,
+    mounted: &mounts::Mounted,
+    trust: &mounts::Trust,
     io: &mut Io<'_>,
 ) -> Result<u8, CliError> {
     let policy = settings.policy.as_ref();
+    let skipped = mounted.skipped();
     match command {
-        Command::List => commands::list(&registry, policy, io).map(|()| EXIT_OK),
+        Command::List { explain } => {
+            commands::list(&registry, policy, io)?;
+            if *explain {
+                mounts_command::explain(mounted, io)?;
+            }
+            Ok(EXIT_OK)
+        }
+        Command::Mounts(command) => mounts_command::run(command, mounted, trust.lock.as_ref(), io).await,
         Command::Schema {
             dialect,
             strict,
@@ -394,6 +429,20 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
     // Rules over paths see them as the file tools resolve them, in this workspace.
     let policy = policy.map(|policy| policy.with_workspace(workspace.root()));
     let tool_search = global.tool_search || config.tool_search.enabled;
+    let lock_file = global
+        .lock
+        .clone()
+        .or_else(|| config.lock_file.clone())
+        .or_else(|| {
+            let config_file = global.config.as_ref()?;
+            Some(
+                config_file
+                    .parent()
+                    .unwrap_or(Path::new(""))
+                    .join("agent-tools.lock"),
+            )
+        })
+        .map(|path| std::path::absolute(&path).unwrap_or(path));
     Ok(Settings {
         workspace,
         config,
@@ -401,6 +450,7 @@ fn settings(global: &GlobalArgs) -> Result<Settings, CliError> {
         memory_db: global.memory_db.clone(),
         policy,
         tool_search,
+        lock_file,
     })
 }
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use agent_tools::ToolRegistry;
 use agent_tools::mcp::oauth::{FileTokenStore, LoopbackBrowser, OAuthClient};
+use agent_tools::mcp::trust::{Decision, LockFile, OnChange, OnSuspicious};
 use agent_tools::mcp::{McpMount, McpServer, MountMcp as _, MountOptions};
 
 use super::{CliError, Io, MountArg, MountConfig, MountTarget, MountToken, env_token, status};
@@ -21,7 +22,8 @@ use super::{CliError, Io, MountArg, MountConfig, MountTarget, MountToken, env_to
 /// The servers mounted for one command. [`unmount`](Self::unmount) must run before the
 /// process exits: a child server would otherwise outlive us, and an HTTP session stay open.
 pub(super) struct Mounted {
-    handles: Vec<McpMount>,
+    /// Each mount's name and handle.
+    handles: Vec<(String, McpMount)>,
     skipped: usize,
 }
 
@@ -34,10 +36,31 @@ impl Mounted {
     /// Removes the tools and closes each connection; a child process is asked to exit
     /// and waited for (rmcp kills it if it does not).
     pub(super) async fn unmount(self) {
-        for handle in self.handles {
+        for (_, handle) in self.handles {
             handle.unmount().await;
         }
     }
+
+    /// Each mount's name and handle, in the order they were mounted.
+    pub(super) fn handles(&self) -> &[(String, McpMount)] {
+        &self.handles
+    }
+}
+
+/// How the mounts treat the lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pinning {
+    /// As each mount's settings say: pinned on first use, changes per `on_change`.
+    AsConfigured,
+    /// Nothing pinned and nothing offered that is not pinned (`mounts verify|diff`).
+    Compare,
+}
+
+/// The lock file and how to use it, for [`mount_all`].
+pub(super) struct Trust {
+    /// The lock file, when there is one.
+    pub lock: Option<LockFile>,
+    pub pinning: Pinning,
 }
 
 /// Whether to say on stderr how many tools each server brought (`serve` does: it runs
@@ -58,6 +81,7 @@ pub(super) async fn mount_all(
     registry: &ToolRegistry,
     servers: Vec<MountSpec>,
     announce: Announce,
+    trust: &Trust,
     io: &mut Io<'_>,
 ) -> Result<Mounted, CliError> {
     let mut mounted = Mounted {
@@ -67,7 +91,7 @@ pub(super) async fn mount_all(
     for spec in servers {
         let name = spec.name.clone();
         let prefix = spec.prefix.clone().unwrap_or_else(|| format!("{name}_"));
-        let options = spec.options(&prefix);
+        let options = spec.options(&prefix, trust);
         let server = match spec.server().await {
             Ok(server) => server,
             Err(error) => {
@@ -90,8 +114,11 @@ pub(super) async fn mount_all(
         for (tool, reason) in &skipped {
             status(io, &format!("skipped `{tool}` of `{name}`: {reason}"));
         }
+        if trust.pinning == Pinning::AsConfigured {
+            report_held_back(&name, &handle, io);
+        }
         mounted.skipped += skipped.len();
-        mounted.handles.push(handle);
+        mounted.handles.push((name, handle));
     }
     Ok(mounted)
 }
@@ -115,6 +142,38 @@ pub(super) struct MountSpec {
     pub defer: bool,
     /// Each tool's timeout, which also bounds connecting.
     pub timeout: Option<Duration>,
+    /// What to do with a definition that is not the pinned one.
+    pub on_change: OnChange,
+    /// What to do with flagged names and texts.
+    pub on_suspicious: OnSuspicious,
+    /// Offer only pinned tools.
+    pub require_pinned: bool,
+    /// Take invisible characters out of results.
+    pub filter_results: bool,
+}
+
+/// Says on stderr which tools of the mount `name` are held back or stripped, and where to
+/// look.
+fn report_held_back(name: &str, handle: &McpMount, io: &mut Io<'_>) {
+    for review in handle.reviews() {
+        match &review.decision {
+            Decision::Withheld(reason) => status(
+                io,
+                &format!(
+                    "held back `{}` of `{name}`: {reason} (see `agent-tools mounts diff {name}`)",
+                    review.remote_name
+                ),
+            ),
+            Decision::Stripped => status(
+                io,
+                &format!(
+                    "offering `{}` of `{name}` with flagged passages removed (see `agent-tools list --explain`)",
+                    review.remote_name
+                ),
+            ),
+            _ => {}
+        }
+    }
 }
 
 impl MountSpec {
@@ -162,6 +221,10 @@ impl MountSpec {
             token_env: None,
             defer: false,
             timeout: None,
+            on_change: OnChange::default(),
+            on_suspicious: OnSuspicious::default(),
+            require_pinned: false,
+            filter_results: true,
         }
     }
 
@@ -179,11 +242,34 @@ impl MountSpec {
             token_env: entry.token_env.clone().map(|var| (var, "[[mount]] token_env")),
             defer: entry.defer,
             timeout: entry.timeout,
+            on_change: entry.on_change,
+            on_suspicious: entry.on_suspicious,
+            require_pinned: entry.require_pinned,
+            filter_results: entry.filter_results,
         }
     }
 
-    fn options(&self, prefix: &str) -> MountOptions {
-        let mut options = MountOptions::new().prefix(prefix);
+    fn options(&self, prefix: &str, trust: &Trust) -> MountOptions {
+        let mut options = MountOptions::new()
+            .prefix(prefix)
+            .on_suspicious(self.on_suspicious);
+        if let Some(lock) = &trust.lock {
+            options = options.lock(lock.clone(), &self.name);
+        }
+        options = match trust.pinning {
+            Pinning::AsConfigured => {
+                let options = options.on_change(self.on_change);
+                if self.require_pinned {
+                    options.require_pinned()
+                } else {
+                    options
+                }
+            }
+            Pinning::Compare => options.on_change(OnChange::Deny).require_pinned(),
+        };
+        if !self.filter_results {
+            options = options.unfiltered_results();
+        }
         if let Some(timeout) = self.timeout {
             options = options.timeout(timeout);
         }

@@ -89,5 +89,18 @@ pub use mount::{
 };
 pub use serve::{HTTP_ENDPOINT, HttpOptions, HttpServer, McpHandler, ServeError, serve_http, serve_stdio};
 
+/// Trusting a mounted server's tools: definitions pinned in a [`LockFile`](trust::LockFile)
+/// and held back when they change ([`OnChange`](trust::OnChange)), names and texts checked
+/// ([`OnSuspicious`](trust::OnSuspicious); the rules are
+/// [`agent_tools_core::untrusted`]'s), and what the mount found about each tool
+/// ([`ToolReview`](trust::ToolReview), from [`McpMount::reviews`]). Set on
+/// [`MountOptions`].
+pub mod trust {
+    pub use crate::mount::{
+        Change, Decision, DefinitionReviewer, Flagged, LockError, LockFile, OnChange, OnSuspicious,
+        ToolReview,
+    };
+}
+
 /// The MCP SDK this crate is built on, for clients and custom transports.
 pub use rmcp;

@@ -58,7 +58,7 @@ fn python_mount(name: &str, tools: &[&str], marker: &str, extra: &str) -> Option
 
 /// A temporary directory holding a workspace (`ws`, where the binary runs) and, beside it,
 /// the data directory for the memory database, which must not lie inside a workspace.
-fn temp_dirs() -> tempfile::TempDir {
+pub(crate) fn temp_dirs() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["ws", "data"] {
         std::fs::create_dir(dir.path().join(sub)).unwrap();
@@ -79,7 +79,7 @@ fn binary(args: &[&str], dir: &Path) -> Output {
 }
 
 /// The same, from async tests that serve something themselves.
-async fn binary_async(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+pub(crate) async fn binary_async(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_agent-tools"))
         .args(args)
         .current_dir(dir.join("ws"))
@@ -97,11 +97,11 @@ fn check_no_panic(output: &Output) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 

@@ -6,6 +6,7 @@
 mod cli;
 mod cli_approve;
 mod cli_mount;
+mod cli_mount_trust;
 mod cli_oauth;
 mod cli_plan;
 mod cli_policy;

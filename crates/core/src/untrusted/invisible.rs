@@ -97,6 +97,16 @@ impl RemovedCharacters {
         (!self.hidden.is_empty()).then_some(self.hidden.as_str())
     }
 
+    /// Adds what `other` counted, for a text taken out of several parts (a result's text
+    /// parts and structured strings).
+    pub fn merge(&mut self, other: &RemovedCharacters) {
+        for (&c, &count) in &other.counts {
+            *self.counts.entry(c).or_insert(0) += count;
+        }
+        self.tags += other.tags;
+        self.hidden.push_str(&other.hidden);
+    }
+
     fn add(&mut self, c: char) {
         if (TAGS_START..=TAGS_END).contains(&c) {
             self.tags += 1;

@@ -45,9 +45,9 @@ async fn follow(
     }
 }
 
-/// Lists the remote tools and replaces this mount's tools with them, unless nothing
-/// changed.
-async fn refresh(shared: &MountShared) {
+/// Lists the remote tools, reviews them and replaces this mount's tools with the ones
+/// offered, unless nothing changed; each tool newly held back is audited.
+pub(super) async fn refresh(shared: &MountShared) {
     let Some(registry) = shared.registry.upgrade() else {
         return;
     };
@@ -55,31 +55,33 @@ async fn refresh(shared: &MountShared) {
     if shared.unmounted.is_cancelled() {
         return;
     }
+    let old_names = shared.names();
     let listed = tokio::select! {
         () = shared.unmounted.cancelled() => return,
-        listed = shared.connection.list_tools() => listed,
+        listed = super::list_reviewed(&shared.connection, &shared.options, &registry, &old_names, None) => listed,
     };
-    let tools = match listed {
-        Ok(tools) => tools,
+    let reviewed = match listed {
+        Ok(reviewed) => reviewed,
         Err(error) => {
-            let error = error.into_mount_error(&shared.server);
             tracing::warn!(%error, "cannot follow the tool list of a mounted MCP server");
             return;
         }
     };
-    let old_names = shared.names();
     let taken = |name: &str| registry.contains(name) && !old_names.iter().any(|old| old == name);
-    let imported = remote_tool::import(tools, &shared.options, &shared.connection, taken);
+    let imported = remote_tool::import(reviewed, &shared.options, &shared.connection, taken);
     if shared.mounted().same_as(&imported) {
         return;
     }
+    // Recorded before the swap, so whoever sees the tool gone finds the reason logged.
+    super::record_withheld(&registry, &shared.server, &imported).await;
     let remove: Vec<&str> = old_names.iter().map(String::as_str).collect();
-    // Locked across the swap, so `tool_names` never disagrees with the registry.
-    let mut mounted = shared.mounted();
-    match registry.replace_tools(&remove, imported.tools.clone()) {
-        Ok(()) => *mounted = imported,
-        Err(error) => {
+    {
+        // Locked across the swap, so `tool_names` never disagrees with the registry.
+        let mut mounted = shared.mounted();
+        if let Err(error) = registry.replace_tools(&remove, imported.tools.clone()) {
             tracing::warn!(server = %shared.server, %error, "cannot update the tools of a mounted MCP server");
+            return;
         }
+        *mounted = imported;
     }
 }

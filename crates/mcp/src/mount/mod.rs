@@ -16,18 +16,29 @@
 //! - [`input_rounds`]: the same questions when a 2026-07-28 server ends the call with
 //!   them (an input-required result), answered and the call made again;
 //! - [`follow`]: the background task that re-lists the tools on `list_changed` and swaps
-//!   them into the registry.
+//!   them into the registry;
+//! - [`review`]: what a model may see of a listing — each definition against the lock
+//!   file ([`lock_file`], [`definition`]) and its texts and name against the checks — with
+//!   the settings and reports in [`trust`].
+//!
+//! Every listing, the first and each one after `list_changed`, goes through the same
+//! review, so a server cannot change a definition after it was accepted and have the
+//! change offered unseen.
 
 mod cancel;
 mod client;
 mod connection;
+mod definition;
 mod follow;
 mod in_order;
 mod input_rounds;
+mod lock_file;
 mod progress;
 mod remote_task;
 mod remote_tool;
 mod requests;
+mod review;
+mod trust;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -36,14 +47,19 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use agent_tools_core::audit::{AuditEvent, Outcome};
 use agent_tools_core::{ToolRegistry, error::RegistryError, registry::WeakToolRegistry};
+use rmcp::model::Tool as McpTool;
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "oauth")]
 use crate::oauth::client::login::OAuthClient;
 
 use connection::{Connection, describe};
+pub use lock_file::{LockError, LockFile};
 use remote_tool::Imported;
+pub use trust::{Change, Decision, DefinitionReviewer, Flagged, OnChange, OnSuspicious, ToolReview};
 
 /// A remote MCP server to mount: a command to start (stdio) or an HTTP endpoint.
 ///
@@ -214,6 +230,20 @@ pub struct MountOptions {
     pub prefer_initialize: bool,
     /// Defer the server's tools: see [`defer`](Self::defer).
     pub defer: bool,
+    /// The lock file the definitions are pinned in, and the mount's name in it: see
+    /// [`lock`](Self::lock).
+    pub lock: Option<(LockFile, String)>,
+    /// What to do with a definition that is not the pinned one (default: ask).
+    pub on_change: OnChange,
+    /// What to do with a tool whose texts are flagged (default: ask).
+    pub on_suspicious: OnSuspicious,
+    /// Offer only pinned tools: see [`require_pinned`](Self::require_pinned).
+    pub require_pinned: bool,
+    /// Who is asked about changed and suspicious definitions (see [`DefinitionReviewer`]).
+    pub reviewer: Option<Arc<dyn DefinitionReviewer>>,
+    /// Pass results on with their invisible characters: see
+    /// [`unfiltered_results`](Self::unfiltered_results).
+    pub unfiltered_results: bool,
 }
 
 impl MountOptions {
@@ -257,6 +287,54 @@ impl MountOptions {
         self.defer = true;
         self
     }
+
+    /// Pins the server's tool definitions in `lock` under `name` (the mount's name: one
+    /// entry per mount). The first listing of a mount the file has no entry for pins
+    /// every tool that passes the checks; a later listing that differs — a definition
+    /// changed, a tool added or removed — is handled by [`on_change`](Self::on_change).
+    pub fn lock(mut self, lock: LockFile, name: impl Into<String>) -> Self {
+        self.lock = Some((lock, name.into()));
+        self
+    }
+
+    /// What to do with a definition that differs from the pinned one: hold it back for a
+    /// person ([`OnChange::Ask`], the default), hold it back ([`OnChange::Deny`]), or pin
+    /// and offer it ([`OnChange::Accept`]).
+    pub fn on_change(mut self, on_change: OnChange) -> Self {
+        self.on_change = on_change;
+        self
+    }
+
+    /// What to do with a tool whose texts the checks flag: hold it back for a person
+    /// ([`OnSuspicious::Ask`], the default), never offer it ([`OnSuspicious::Deny`]), or
+    /// offer it with the flagged passages taken out ([`OnSuspicious::Strip`]).
+    pub fn on_suspicious(mut self, on_suspicious: OnSuspicious) -> Self {
+        self.on_suspicious = on_suspicious;
+        self
+    }
+
+    /// Never pins on first use: a tool the lock file does not have counts as added (and
+    /// [`on_change`](Self::on_change) decides), so a deployment offers exactly what was
+    /// reviewed and committed. For a gateway whose lock file is checked in.
+    pub fn require_pinned(mut self) -> Self {
+        self.require_pinned = true;
+        self
+    }
+
+    /// Asks `reviewer` about each changed or suspicious definition that waits for a
+    /// person, while the mount lists its tools.
+    pub fn reviewer(mut self, reviewer: impl DefinitionReviewer) -> Self {
+        self.reviewer = Some(Arc::new(reviewer));
+        self
+    }
+
+    /// Passes the server's results on with their invisible characters (zero-width,
+    /// bidirectional controls, tag characters), which are otherwise taken out and noted
+    /// in the call's audit record.
+    pub fn unfiltered_results(mut self) -> Self {
+        self.unfiltered_results = true;
+        self
+    }
 }
 
 impl fmt::Debug for MountOptions {
@@ -267,6 +345,12 @@ impl fmt::Debug for MountOptions {
             .field("timeout", &self.timeout)
             .field("prefer_initialize", &self.prefer_initialize)
             .field("defer", &self.defer)
+            .field("lock", &self.lock)
+            .field("on_change", &self.on_change)
+            .field("on_suspicious", &self.on_suspicious)
+            .field("require_pinned", &self.require_pinned)
+            .field("reviewer", &self.reviewer.as_ref().map(|_| "DefinitionReviewer"))
+            .field("unfiltered_results", &self.unfiltered_results)
             .finish()
     }
 }
@@ -316,6 +400,15 @@ pub enum MountError {
         /// What went wrong.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The lock file could not be read or written.
+    #[error("cannot pin the tools of the MCP server `{server}`: {source}")]
+    Lock {
+        /// The server, as its command line or URL.
+        server: String,
+        /// What went wrong.
+        #[source]
+        source: LockError,
     },
     /// The registry refused the tools, e.g. because a local tool has one of their names.
     #[error("cannot mount the tools of the MCP server `{server}`: {source}")]
@@ -387,11 +480,9 @@ async fn mount(
     ));
     // Subscribed before listing, so a change while we list is not missed.
     let remote_changes = connection.list_changes();
-    let tools = connection
-        .list_tools()
-        .await
-        .map_err(|error| error.into_mount_error(&name))?;
-    let imported = remote_tool::import(tools, &options, &connection, |_| false);
+    let reviewed = list_reviewed(&connection, &options, &registry, &[], None).await?;
+    let imported = remote_tool::import(reviewed, &options, &connection, |_| false);
+    record_withheld(&registry, &name, &imported).await;
     registry
         .replace_tools(&[], imported.tools.clone())
         .map_err(|source| MountError::Registry {
@@ -409,6 +500,82 @@ async fn mount(
     });
     follow::spawn(shared.clone(), registry.changes(), remote_changes);
     Ok(McpMount { shared })
+}
+
+/// Lists the server's tools (those the mount's filter selects) and reviews them: against
+/// the lock file, through the checks, past the reviewer (or, when `accepting`, accepting
+/// the named tools as a person does), the lock file updated. `own` are the mount's
+/// current local names, which the checks do not compare it with.
+async fn list_reviewed(
+    connection: &Connection,
+    options: &MountOptions,
+    registry: &ToolRegistry,
+    own: &[String],
+    accepting: Option<&[&str]>,
+) -> Result<review::Reviewed, MountError> {
+    let server = connection.server_name();
+    let mut listed: Vec<McpTool> = connection
+        .list_tools()
+        .await
+        .map_err(|error| error.into_mount_error(server))?;
+    if let Some(filter) = &options.filter {
+        listed.retain(|tool| filter(&tool.name));
+    }
+    let pinned = match &options.lock {
+        Some((lock, name)) => lock.pinned(name).map_err(|source| MountError::Lock {
+            server: server.to_owned(),
+            source,
+        })?,
+        None => None,
+    };
+    let names = registry.names();
+    let others: Vec<&str> = names
+        .iter()
+        .filter(|name| !own.contains(name))
+        .map(String::as_str)
+        .collect();
+    let mut reviewed = review::review(listed, options, pinned.as_ref(), &others);
+    match (accepting, &options.reviewer) {
+        (Some(tools), _) => review::accept(&mut reviewed, tools),
+        (None, Some(reviewer)) => review::ask(&mut reviewed, reviewer.as_ref(), server).await,
+        (None, None) => {}
+    }
+    review::pin(&mut reviewed, options, server).map_err(|source| MountError::Lock {
+        server: server.to_owned(),
+        source,
+    })?;
+    Ok(reviewed)
+}
+
+/// Records an audit event ([`Outcome::Withheld`]) for each tool the mount holds back, and
+/// logs it.
+async fn record_withheld(registry: &ToolRegistry, server: &str, imported: &Imported) {
+    for review in &imported.reviews {
+        let Decision::Withheld(reason) = &review.decision else {
+            continue;
+        };
+        tracing::warn!(server, tool = %review.name, %reason, "holding back a tool of a mounted MCP server");
+        let mut event = AuditEvent::notice(&review.name, Outcome::Withheld);
+        event.error = Some(format!("withheld: {reason}"));
+        let findings: Vec<_> = review
+            .findings
+            .iter()
+            .map(|flagged| json!({"at": flagged.at, "rule": flagged.finding.rule.as_str(), "excerpt": flagged.finding.excerpt}))
+            .collect();
+        event.details.insert(
+            "mount".to_owned(),
+            json!({
+                "server": server,
+                "tool": review.remote_name,
+                "definition_sha256": review.sha256,
+                "pinned": review.pinned,
+                "change": review.change.map(Change::as_str),
+                "findings": findings,
+                "confusable_with": review.confusable.as_ref().map(|confusable| &confusable.other),
+            }),
+        );
+        registry.record_audit(&event).await;
+    }
 }
 
 /// What a mount and its follower share.
@@ -461,6 +628,34 @@ impl McpMount {
     /// The server, as its command line or URL.
     pub fn server(&self) -> &str {
         &self.shared.server
+    }
+
+    /// What the last listing's review found about each tool the server lists (and each
+    /// pinned one it no longer lists): changes against the lock file, findings, and
+    /// whether it is offered. [`ToolReview::is_notable`] picks the ones with something
+    /// to say.
+    pub fn reviews(&self) -> Vec<ToolReview> {
+        self.shared.mounted().reviews.clone()
+    }
+
+    /// Accepts, as a person does, the definitions the server lists now for the tools
+    /// named in `tools` (by remote name; every tool not pinned, and every pinned one no
+    /// longer listed, when empty): pins them in the lock file and lists again, so they
+    /// are offered unless the checks still hold them back (a confusable name;
+    /// [`OnSuspicious::Deny`]). Without a lock file there is nothing to pin, and the tools
+    /// are only listed again.
+    pub async fn accept(&self, tools: &[&str]) -> Result<(), MountError> {
+        let shared = &self.shared;
+        let Some(registry) = shared.registry.upgrade() else {
+            return Ok(());
+        };
+        {
+            let _swap = shared.swap.lock().await;
+            let own = shared.names();
+            list_reviewed(&shared.connection, &shared.options, &registry, &own, Some(tools)).await?;
+        }
+        follow::refresh(shared).await;
+        Ok(())
     }
 
     /// Removes the mounted tools from the registry and closes the connection (a child

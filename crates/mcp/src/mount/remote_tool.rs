@@ -1,19 +1,31 @@
 //! A remote MCP tool as a tool of our registry, and the rules for importing a
-//! `tools/list` result.
+//! `tools/list` result once it is reviewed.
+//!
+//! Each call records where the tool came from in its audit event and span (the
+//! `mount` detail: the server, the tool's remote name, its definition's hash, whether
+//! that definition is pinned), and its result passes the invisible-character filter
+//! before the model reads it (unless the mount turned it off): text parts, embedded text
+//! resources and every string of the structured content. What was removed is noted in
+//! the same detail (`result_removed`). The filter removes characters only; instructions
+//! in plain words in a result pass, as they do in any web page.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use agent_tools_core::output::{Content, ResourceContents};
+use agent_tools_core::untrusted::{self, RemovedCharacters};
 use agent_tools_core::validation::ArgValidator;
 use agent_tools_core::{
     Tool, ToolContext, ToolError, ToolOutput,
     tool::{BoxFuture, ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name},
 };
 use rmcp::model::Tool as McpTool;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::MountOptions;
 use super::connection::Connection;
+use super::review::Reviewed;
+use super::trust::ToolReview;
 
 /// A tool of a mounted server: its spec as served (renamed), and the connection that
 /// runs it.
@@ -21,6 +33,12 @@ pub(super) struct RemoteTool {
     spec: ToolSpec,
     remote_name: String,
     connection: Arc<Connection>,
+    /// The definition's hash (`sha256:…`).
+    sha256: String,
+    /// Whether the definition is the one pinned in the lock file.
+    pinned: bool,
+    /// Take invisible characters out of results.
+    filter_results: bool,
 }
 
 impl Imported {
@@ -28,6 +46,7 @@ impl Imported {
     /// skip the same ones.
     pub(super) fn same_as(&self, other: &Imported) -> bool {
         self.skipped == other.skipped
+            && self.reviews == other.reviews
             && self.tools.len() == other.tools.len()
             && self
                 .tools
@@ -51,7 +70,69 @@ impl Tool for RemoteTool {
     }
 
     fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { self.connection.call(&self.remote_name, arguments, &ctx).await })
+        Box::pin(async move {
+            let mut output = self.connection.call(&self.remote_name, arguments, &ctx).await?;
+            let removed = if self.filter_results {
+                filter_invisible(&mut output)
+            } else {
+                RemovedCharacters::default()
+            };
+            ctx.audit_detail("mount", self.provenance(&removed));
+            Ok(output)
+        })
+    }
+}
+
+impl RemoteTool {
+    /// The call's `mount` audit detail.
+    fn provenance(&self, removed: &RemovedCharacters) -> Value {
+        let mut detail = json!({
+            "server": self.connection.server_name(),
+            "tool": self.remote_name,
+            "definition_sha256": self.sha256,
+            "pinned": self.pinned,
+        });
+        if !removed.is_empty() {
+            detail["result_removed"] = Value::String(removed.to_string());
+        }
+        detail
+    }
+}
+
+/// Takes invisible characters out of every text of `output` a model reads; returns what
+/// was taken out.
+fn filter_invisible(output: &mut ToolOutput) -> RemovedCharacters {
+    let mut removed = RemovedCharacters::default();
+    let mut filter = |text: &mut String| {
+        let stripped = untrusted::strip_invisible(text);
+        if !stripped.removed.is_empty() {
+            removed.merge(&stripped.removed);
+            *text = stripped.text.into_owned();
+        }
+    };
+    for content in &mut output.content {
+        match content {
+            Content::Text { text, .. } => filter(text),
+            Content::Resource {
+                contents: ResourceContents::Text(text),
+                ..
+            } => filter(text),
+            _ => {}
+        }
+    }
+    if let Some(structured) = &mut output.structured {
+        strings_of(structured, &mut filter);
+    }
+    removed
+}
+
+/// Calls `each` on every string in `value`.
+fn strings_of(value: &mut Value, each: &mut impl FnMut(&mut String)) {
+    match value {
+        Value::String(text) => each(text),
+        Value::Array(items) => items.iter_mut().for_each(|item| strings_of(item, each)),
+        Value::Object(members) => members.values_mut().for_each(|member| strings_of(member, each)),
+        _ => {}
     }
 }
 
@@ -61,13 +142,15 @@ pub(super) struct Imported {
     pub(super) tools: Vec<Arc<dyn Tool>>,
     /// (remote name, reason) of the tools left out.
     pub(super) skipped: Vec<(String, String)>,
+    /// What the review found about each listed tool (and each pinned one gone).
+    pub(super) reviews: Vec<ToolReview>,
 }
 
-/// Makes tools of the remote tools `options.filter` selects, skipping (with a warning)
-/// those whose local name is invalid, repeated or `taken`, or whose input schema the
-/// registry cannot use.
+/// Makes tools of the reviewed tools offered, skipping (with a warning) those whose
+/// local name is invalid, repeated or `taken`, or whose input schema the registry cannot
+/// use.
 pub(super) fn import(
-    remote: Vec<McpTool>,
+    reviewed: Reviewed,
     options: &MountOptions,
     connection: &Arc<Connection>,
     taken: impl Fn(&str) -> bool,
@@ -75,15 +158,14 @@ pub(super) fn import(
     let mut imported = Imported {
         tools: Vec::new(),
         skipped: Vec::new(),
+        reviews: reviewed.reviews(),
     };
     let mut seen = HashSet::new();
-    for tool in remote {
-        let remote_name = tool.name.to_string();
-        if let Some(filter) = &options.filter
-            && !filter(&remote_name)
-        {
+    for entry in reviewed.entries {
+        let Some(tool) = entry.offer else {
             continue;
-        }
+        };
+        let remote_name = tool.name.to_string();
         let spec = match spec(tool, options, &seen, &taken) {
             Ok(spec) => spec,
             Err(reason) => {
@@ -102,6 +184,9 @@ pub(super) fn import(
             spec,
             remote_name,
             connection: connection.clone(),
+            sha256: entry.definition.sha256,
+            pinned: entry.review.pinned,
+            filter_results: !options.unfiltered_results,
         }));
     }
     imported

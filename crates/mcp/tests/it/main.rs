@@ -9,6 +9,7 @@ mod content;
 mod handshake;
 mod mount;
 mod mount_2026;
+mod mount_trust;
 #[cfg(feature = "oauth")]
 mod oauth_2026;
 #[cfg(feature = "oauth")]

@@ -1,0 +1,381 @@
+//! Deciding which listed tools a model may see: each definition against the lock file
+//! (pinning), its texts and name against `agent_tools_core::untrusted`'s checks, and the
+//! mount's [`OnChange`] and [`OnSuspicious`].
+//!
+//! What the checks see: the tool's `description`, `title` and `annotations.title`, and
+//! every `description` and `title` string inside its input schema (the parts a model
+//! reads), each after invisible characters are taken out; and its local name against
+//! every other tool of the registry (local ones and other mounts'). Not checked: the
+//! output schema (providers do not show it to the model) and `_meta`. Invisible
+//! characters are a finding like the others (a definition has no use for them, and tag
+//! characters spell text a person reviewing it cannot see), and are taken out of every
+//! offered text whatever the settings.
+//!
+//! What pinning sees: the definition as listed ([`Definition`]), so a change anywhere in
+//! the pinned members — a widened schema, a new sentence, a flipped `readOnlyHint` — is a
+//! change. What it does not stop: a server that behaves differently behind an unchanged
+//! definition; that is what the call's policy and the result filter are for.
+
+use agent_tools_core::untrusted::{self, Finding};
+use rmcp::model::Tool as McpTool;
+use serde_json::Value;
+
+use super::MountOptions;
+use super::definition::{self, Definition};
+use super::lock_file::{LockError, Pinned};
+use super::trust::{Change, Decision, DefinitionReviewer, Flagged, OnChange, OnSuspicious, ToolReview};
+
+/// A listed tool under review.
+pub(super) struct Entry {
+    pub(super) review: ToolReview,
+    pub(super) definition: Definition,
+    /// The tool as offered, texts cleaned, unless withheld.
+    pub(super) offer: Option<McpTool>,
+    /// Withheld until a person accepts it.
+    awaiting_person: bool,
+    /// The decision once a person accepts it: flagged passages still go under
+    /// [`OnSuspicious::Strip`].
+    if_accepted: Decision,
+    /// The texts and where they are, cleaned for offering if accepted.
+    listed: McpTool,
+}
+
+/// A listing reviewed.
+pub(super) struct Reviewed {
+    pub(super) entries: Vec<Entry>,
+    /// Pinned tools the server no longer lists.
+    pub(super) removed: Vec<ToolReview>,
+    /// What to pin and unpin in the lock file.
+    pin: Vec<(String, Definition)>,
+    unpin: Vec<String>,
+    /// The lock file has no entry for the mount yet (it is created).
+    first_use: bool,
+}
+
+impl Reviewed {
+    /// Every review, listed tools first.
+    pub(super) fn reviews(&self) -> Vec<ToolReview> {
+        self.entries
+            .iter()
+            .map(|entry| entry.review.clone())
+            .chain(self.removed.iter().cloned())
+            .collect()
+    }
+}
+
+/// Reviews `listed` (already filtered by the mount's filter): `pinned` is the lock file's
+/// entry for the mount (`None`: no entry, or no lock file), `others` the names of the
+/// registry's tools that are not this mount's: a listed name must not pass for one of
+/// them, and a description naming one (but for a tool the server itself lists) is a
+/// finding.
+pub(super) fn review(
+    listed: Vec<McpTool>,
+    options: &MountOptions,
+    pinned: Option<&Pinned>,
+    others: &[&str],
+) -> Reviewed {
+    let locked = options.lock.is_some();
+    let first_use = locked && pinned.is_none() && !options.require_pinned;
+    let mut reviewed = Reviewed {
+        entries: Vec::with_capacity(listed.len()),
+        removed: Vec::new(),
+        pin: Vec::new(),
+        unpin: Vec::new(),
+        first_use,
+    };
+    // A description naming a sibling tool of its own server is no finding, even when a
+    // local tool has the same name (our own `read_file`, mounted from another agent-tools).
+    let own: Vec<&str> = listed.iter().map(|tool| tool.name.as_ref()).collect();
+    let foreign: Vec<&str> = others
+        .iter()
+        .copied()
+        .filter(|name| !own.contains(name))
+        .collect();
+    for tool in &listed {
+        reviewed
+            .entries
+            .push(entry(tool.clone(), options, pinned, others, &foreign, locked));
+    }
+    if let Some(pinned) = pinned {
+        for (name, definition) in pinned {
+            let still_listed = listed.iter().any(|tool| tool.name == name.as_str());
+            let selected = options.filter.as_ref().is_none_or(|filter| filter(name));
+            if !still_listed && selected {
+                reviewed.removed.push(removed(name, definition, options));
+            }
+        }
+    }
+    reviewed
+}
+
+/// The review of one listed tool, before a reviewer is asked.
+fn entry(
+    tool: McpTool,
+    options: &MountOptions,
+    pinned: Option<&Pinned>,
+    others: &[&str],
+    foreign: &[&str],
+    locked: bool,
+) -> Entry {
+    let definition = Definition::of(&tool);
+    let name = format!("{}{}", options.prefix, tool.name);
+    let pinned_definition = pinned.and_then(|pinned| pinned.get(tool.name.as_ref()));
+    let change = match (locked, pinned, pinned_definition) {
+        (false, ..) => None,
+        // First use pins what passes; with `require_pinned`, nothing is pinned yet.
+        (true, None, _) => options.require_pinned.then_some(Change::Added),
+        (true, Some(_), None) => Some(Change::Added),
+        (true, Some(_), Some(old)) => (old.sha256 != definition.sha256).then_some(Change::Changed),
+    };
+    let is_pinned = pinned_definition.is_some_and(|old| old.sha256 == definition.sha256);
+    let findings = findings(&tool, foreign);
+    let confusable = untrusted::confusable_with(&name, others.iter().copied());
+    let diff = change.map(|_| definition::diff(pinned_definition, Some(&definition)));
+    // Invisible characters count too: a definition has no use for them, and tag
+    // characters spell text a person reviewing it cannot see.
+    let suspicious = !findings.is_empty();
+    let (decision, awaiting_person) = decide(options, change, suspicious, is_pinned, confusable.is_some());
+    let review = ToolReview {
+        remote_name: tool.name.to_string(),
+        name,
+        sha256: definition.sha256.clone(),
+        pinned: is_pinned,
+        change,
+        diff,
+        findings,
+        confusable,
+        decision,
+    };
+    let offer = offer_of(&tool, &review);
+    Entry {
+        review,
+        definition,
+        offer,
+        awaiting_person,
+        if_accepted: if suspicious && options.on_suspicious == OnSuspicious::Strip {
+            Decision::Stripped
+        } else {
+            Decision::Offered
+        },
+        listed: tool,
+    }
+}
+
+/// The decision on a listed tool, and whether a person may still accept it.
+fn decide(
+    options: &MountOptions,
+    change: Option<Change>,
+    suspicious: bool,
+    is_pinned: bool,
+    confusable: bool,
+) -> (Decision, bool) {
+    if confusable {
+        return (
+            Decision::Withheld("its name can pass for another tool's".to_owned()),
+            false,
+        );
+    }
+    if suspicious && options.on_suspicious == OnSuspicious::Deny {
+        return (
+            Decision::Withheld("its texts were flagged (on_suspicious = deny)".to_owned()),
+            false,
+        );
+    }
+    if let Some(change) = change {
+        let what = match change {
+            Change::Added if options.require_pinned => "it is not pinned in the lock file",
+            Change::Added => "it was added since the lock file was written",
+            _ => "its definition changed since it was pinned",
+        };
+        match options.on_change {
+            OnChange::Accept => {}
+            OnChange::Deny => return (Decision::Withheld(format!("{what} (on_change = deny)")), false),
+            OnChange::Ask => {
+                return (
+                    Decision::Withheld(format!("{what}; waiting for a person to accept it")),
+                    true,
+                );
+            }
+        }
+    }
+    if suspicious {
+        return match options.on_suspicious {
+            OnSuspicious::Strip => (Decision::Stripped, false),
+            // Held back above, before a change could make it wait for a person instead.
+            OnSuspicious::Deny => (
+                Decision::Withheld("its texts were flagged (on_suspicious = deny)".to_owned()),
+                false,
+            ),
+            // A person pinned it as it is: accepted with its findings.
+            OnSuspicious::Ask if is_pinned => (Decision::Offered, false),
+            OnSuspicious::Ask => (
+                Decision::Withheld("its texts were flagged; waiting for a person to accept it".to_owned()),
+                true,
+            ),
+        };
+    }
+    (Decision::Offered, false)
+}
+
+/// The review of a pinned tool no longer listed.
+fn removed(name: &str, definition: &Definition, options: &MountOptions) -> ToolReview {
+    ToolReview {
+        remote_name: name.to_owned(),
+        name: format!("{}{name}", options.prefix),
+        sha256: definition.sha256.clone(),
+        pinned: true,
+        change: Some(Change::Removed),
+        diff: Some(definition::diff(Some(definition), None)),
+        findings: Vec::new(),
+        confusable: None,
+        decision: Decision::Withheld("the server no longer lists it".to_owned()),
+    }
+}
+
+/// What the checks find in the texts of `tool` a model reads.
+fn findings(tool: &McpTool, others: &[&str]) -> Vec<Flagged> {
+    let mut flagged = Vec::new();
+    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
+    for (at, text) in texts(&value) {
+        for finding in untrusted::check_description(&text, others) {
+            flagged.push(Flagged {
+                at: at.clone(),
+                finding,
+            });
+        }
+    }
+    flagged
+}
+
+/// The texts of a listed tool a model reads, by JSON pointer.
+fn texts(tool: &Value) -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for pointer in ["/description", "/title", "/annotations/title"] {
+        if let Some(Value::String(text)) = tool.pointer(pointer) {
+            texts.push((pointer.to_owned(), text.clone()));
+        }
+    }
+    if let Some(schema) = tool.get("inputSchema") {
+        schema_texts(schema, "/inputSchema".to_owned(), &mut texts);
+    }
+    texts
+}
+
+/// The `description` and `title` strings anywhere in a schema.
+fn schema_texts(value: &Value, at: String, texts: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(members) => {
+            for (key, member) in members {
+                let path = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                match member {
+                    Value::String(text) if key == "description" || key == "title" => {
+                        texts.push((path, text.clone()));
+                    }
+                    member => schema_texts(member, path, texts),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                schema_texts(item, format!("{at}/{index}"), texts);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `tool` as offered: every text with invisible characters taken out, and for
+/// [`Decision::Stripped`] the flagged passages too; `None` when withheld.
+fn offer_of(tool: &McpTool, review: &ToolReview) -> Option<McpTool> {
+    let strip_flagged = match review.decision {
+        Decision::Offered => false,
+        Decision::Stripped => true,
+        Decision::Withheld(_) => return None,
+    };
+    let mut value = serde_json::to_value(tool).ok()?;
+    for (at, text) in texts(&value) {
+        let stripped = untrusted::strip_invisible(&text);
+        let mut clean = stripped.text.into_owned();
+        if strip_flagged {
+            let found: Vec<Finding> = review
+                .findings
+                .iter()
+                .filter(|flagged| flagged.at == at)
+                .map(|flagged| flagged.finding.clone())
+                .collect();
+            clean = untrusted::strip_findings(&clean, &found);
+        }
+        if let Some(slot) = value.pointer_mut(&at) {
+            *slot = Value::String(clean);
+        }
+    }
+    serde_json::from_value(value).ok()
+}
+
+/// Asks `reviewer` about each tool waiting for a person, offering (and pinning) those it
+/// accepts.
+pub(super) async fn ask(reviewed: &mut Reviewed, reviewer: &dyn DefinitionReviewer, server: &str) {
+    for entry in &mut reviewed.entries {
+        if !entry.awaiting_person || !reviewer.accept(server, &entry.review).await {
+            continue;
+        }
+        entry.review.decision = entry.if_accepted.clone();
+        entry.review.pinned = true;
+        entry.awaiting_person = false;
+        entry.offer = offer_of(&entry.listed, &entry.review);
+        reviewed
+            .pin
+            .push((entry.review.remote_name.clone(), entry.definition.clone()));
+    }
+}
+
+/// Pins, as a person accepting them does, the listed definitions of the tools named in
+/// `tools` (every tool not pinned, when empty), and unpins the removed ones named; the
+/// mount then lists again and decides anew.
+pub(super) fn accept(reviewed: &mut Reviewed, tools: &[&str]) {
+    let named = |name: &str| tools.is_empty() || tools.contains(&name);
+    for entry in &reviewed.entries {
+        if named(&entry.review.remote_name) && !entry.review.pinned {
+            reviewed
+                .pin
+                .push((entry.review.remote_name.clone(), entry.definition.clone()));
+        }
+    }
+    for review in &reviewed.removed {
+        if named(&review.remote_name) {
+            reviewed.unpin.push(review.remote_name.clone());
+        }
+    }
+}
+
+/// Updates the lock file: on first use, every tool offered; with [`OnChange::Accept`],
+/// the changed and added ones offered and the removed ones; and what a person accepted.
+pub(super) fn pin(reviewed: &mut Reviewed, options: &MountOptions, server: &str) -> Result<(), LockError> {
+    let Some((lock, mount)) = &options.lock else {
+        return Ok(());
+    };
+    let accept_changes = options.on_change == OnChange::Accept;
+    for entry in &mut reviewed.entries {
+        let offered = entry.offer.is_some();
+        let changed = entry.review.change.is_some();
+        if offered && !entry.review.pinned && (reviewed.first_use || (changed && accept_changes)) {
+            entry.review.pinned = true;
+            reviewed
+                .pin
+                .push((entry.review.remote_name.clone(), entry.definition.clone()));
+        }
+    }
+    if accept_changes {
+        reviewed
+            .unpin
+            .extend(reviewed.removed.iter().map(|review| review.remote_name.clone()));
+    }
+    if reviewed.pin.is_empty() && reviewed.unpin.is_empty() && !reviewed.first_use {
+        return Ok(());
+    }
+    lock.pin(mount, server, &reviewed.pin, &reviewed.unpin)?;
+    reviewed.pin.clear();
+    reviewed.unpin.clear();
+    reviewed.first_use = false;
+    Ok(())
+}

@@ -53,6 +53,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser as _;
 
@@ -70,7 +71,7 @@ pub use toml_file::{ConfigError, FileKind};
 
 use agent_tools::builtins::Workspace;
 use agent_tools::builtins::result_files::ResultFiles;
-use agent_tools::mcp::trust::LockFile;
+use agent_tools::mcp::trust::{DefinitionReviewer, LockFile};
 use agent_tools::{ToolRegistry, dialect::DefinitionOptions, policy::Policy};
 
 /// Exit status: success.
@@ -285,6 +286,10 @@ where
     }
     let observers = observe::Observers::open(&cli.global, &settings).await?;
     let approver = terminal_approver(cli.global.ask, &cli.command)?;
+    // The person at the terminal also decides on mounted tools whose definitions changed.
+    let reviewer = approver
+        .clone()
+        .map(|approver| Arc::new(approver) as Arc<dyn DefinitionReviewer>);
     let registry = build_registry(&settings, &observers, approver)?;
     setup(&registry, &settings).map_err(|error| CliError(agent_tools::error::error_chain(&*error)))?;
     let announce = match cli.command {
@@ -304,6 +309,7 @@ where
             }
             _ => mounts::Pinning::AsConfigured,
         },
+        reviewer,
     };
     let mounted = mounts::mount_all(&registry, servers, announce, &trust, io).await?;
     let status = match policy::check_examples(settings.policy.as_ref(), &registry) {

@@ -10,11 +10,12 @@
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use agent_tools::ToolRegistry;
 use agent_tools::mcp::oauth::{FileTokenStore, LoopbackBrowser, OAuthClient};
-use agent_tools::mcp::trust::{Decision, LockFile, OnChange, OnSuspicious};
+use agent_tools::mcp::trust::{Decision, DefinitionReviewer, LockFile, OnChange, OnSuspicious};
 use agent_tools::mcp::{McpMount, McpServer, MountMcp as _, MountOptions};
 
 use super::{CliError, Io, MountArg, MountConfig, MountTarget, MountToken, env_token, status};
@@ -61,6 +62,9 @@ pub(super) struct Trust {
     /// The lock file, when there is one.
     pub lock: Option<LockFile>,
     pub pinning: Pinning,
+    /// Who is asked about changed and flagged definitions while mounting (the person at
+    /// the terminal, for `call` and `serve` run interactively).
+    pub reviewer: Option<Arc<dyn DefinitionReviewer>>,
 }
 
 /// Whether to say on stderr how many tools each server brought (`serve` does: it runs
@@ -258,7 +262,8 @@ impl MountSpec {
         }
         options = match trust.pinning {
             Pinning::AsConfigured => {
-                let options = options.on_change(self.on_change);
+                let mut options = options.on_change(self.on_change);
+                options.reviewer = trust.reviewer.clone();
                 if self.require_pinned {
                     options.require_pinned()
                 } else {

@@ -22,20 +22,28 @@
 //! ignores the gutter and the digest can be misled by it; a terminal resized narrower
 //! after the question is shown wraps its lines. A question already on the terminal is
 //! not withdrawn when its call is cancelled; the answer is then discarded.
+//!
+//! The same terminal is asked about a mounted tool whose definition changed or was
+//! flagged ([`DefinitionReviewer`]): the review (its diff against the pinned definition,
+//! the findings) is the server's text, quoted the same way
+//! ([`quote_for_person`]), and the prompt carries the start of the definition's hash.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agent_tools::mcp::trust::{Change, DefinitionReviewer, ToolReview};
 use agent_tools::{
-    approval::{Approval, ApprovalRequest, Approver},
+    approval::{Approval, ApprovalRequest, Approver, quote_for_person},
     tool::BoxFuture,
 };
 
 /// The choices, as the prompt shows them.
 const CHOICES: &str = "[y] allow once  [a] allow for this session  [n] deny  [e] edit the arguments > ";
 
-/// Asks at the controlling terminal.
+/// Asks at the controlling terminal. Clones ask at the same terminal, one question at a
+/// time.
+#[derive(Clone)]
 pub(super) struct TerminalApprover {
     terminal: Arc<Mutex<Terminal>>,
 }
@@ -84,6 +92,62 @@ impl Approver for TerminalApprover {
                 .await
                 .unwrap_or_else(|_| Approval::Deny(Some("the question at the terminal failed".to_owned())))
         })
+    }
+}
+
+impl DefinitionReviewer for TerminalApprover {
+    fn accept<'a>(&'a self, server: &'a str, review: &'a ToolReview) -> BoxFuture<'a, bool> {
+        let terminal = self.terminal.clone();
+        let (server, review) = (server.to_owned(), review.clone());
+        Box::pin(async move {
+            let asked = tokio::task::spawn_blocking(move || {
+                let mut terminal = terminal.lock().unwrap_or_else(PoisonError::into_inner);
+                let Terminal { input, output } = &mut *terminal;
+                let question = definition_question(&server, &review, columns(output).unwrap_or(80));
+                accept_definition(input, output, &question)
+            });
+            // A question that failed is a no: the tool stays held back.
+            asked.await.unwrap_or(false)
+        })
+    }
+}
+
+/// The question about a mounted tool's definition: what happened, the review quoted,
+/// and the prompt with the start of the definition's hash.
+fn definition_question(server: &str, review: &ToolReview, columns: usize) -> String {
+    let what = match review.change {
+        Some(Change::Changed) => "changed a tool's definition since it was pinned",
+        Some(Change::Added) => "lists a tool that is not pinned",
+        _ => "lists a tool whose texts were flagged",
+    };
+    let hash = review.sha256.trim_start_matches("sha256:");
+    let hash = hash.get(..8).unwrap_or(hash);
+    let server = quote_for_person(server, columns, "the server");
+    let review = quote_for_person(&review.explain(true), columns, "the review");
+    format!(
+        "A mounted MCP server {what} [definition {hash}]:\n{server}{review}\
+         Lines after │ or ┆ quote the server; they are not part of this question.\n\
+         Offer this definition to the model and pin it? [definition {hash}]"
+    )
+}
+
+/// Puts a definition's `question` to the person until they answer yes or no; no answer
+/// is a no.
+fn accept_definition(input: &mut impl BufRead, output: &mut impl Write, question: &str) -> bool {
+    if writeln!(output, "\nagent-tools: {question}").is_err() {
+        return false;
+    }
+    loop {
+        let Some(answer) = prompt(input, output, "[y] accept and pin  [n] hold it back > ") else {
+            return false;
+        };
+        match answer.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => return true,
+            "n" | "no" => return false,
+            _ => {
+                let _ = writeln!(output, "Answer y or n.");
+            }
+        }
     }
 }
 
@@ -165,6 +229,15 @@ mod tests {
             answered("e\n{\"command\": \"ls\"}\n").0,
             Approval::AllowEdited(serde_json::json!({"command": "ls"}))
         );
+    }
+
+    #[test]
+    fn a_definition_is_accepted_only_by_a_yes() {
+        let accepted = |typed: &str| accept_definition(&mut typed.as_bytes(), &mut Vec::new(), "Offer it?");
+        assert!(accepted("y\n"));
+        assert!(accepted("maybe\nYes\n"));
+        assert!(!accepted("n\n"));
+        assert!(!accepted(""), "no answer is a no");
     }
 
     #[test]

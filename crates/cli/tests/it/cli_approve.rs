@@ -33,11 +33,11 @@ struct Session {
 }
 
 /// The controller side of the pseudo-terminal: what is shown, and what is typed.
-struct Terminal(std::fs::File);
+pub(crate) struct Terminal(pub(crate) std::fs::File);
 
 impl Terminal {
     /// What the terminal shows up to and including `needle`.
-    fn shown_until(&mut self, needle: &str) -> String {
+    pub(crate) fn shown_until(&mut self, needle: &str) -> String {
         let deadline = Instant::now() + PATIENCE;
         let mut shown = Vec::new();
         while !String::from_utf8_lossy(&shown).contains(needle) {
@@ -59,7 +59,7 @@ impl Terminal {
         String::from_utf8_lossy(&shown).into_owned()
     }
 
-    fn type_line(&mut self, line: &str) {
+    pub(crate) fn type_line(&mut self, line: &str) {
         writeln!(self.0, "{line}").unwrap();
     }
 }

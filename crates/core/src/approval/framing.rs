@@ -61,12 +61,25 @@ const MAX_TITLE_COLUMNS: usize = 40;
 /// How many hexadecimal digits of the digest are shown.
 const DIGEST_DIGITS: usize = 8;
 
-/// The question about `request`, folded to `columns`.
-pub(super) fn question(request: &ApprovalRequest, columns: usize) -> String {
+/// How many columns of a screen `columns` wide quoted text may fill behind the gutter.
+fn quoted_width(columns: usize) -> usize {
     let columns = columns.clamp(*COLUMNS.start(), *COLUMNS.end());
     // One column spare: a line filling the last column leaves some terminals' cursor
     // waiting to wrap.
-    let width = columns - GUTTER.chars().count() - 1;
+    columns - GUTTER.chars().count() - 1
+}
+
+/// `text` quoted as a question's arguments are, for a screen `columns` wide; `what`
+/// names it in the note on what was left out.
+pub(super) fn quoted(text: &str, columns: usize, what: &str) -> String {
+    let mut out = String::new();
+    quote(&mut out, text, quoted_width(columns), what);
+    out
+}
+
+/// The question about `request`, folded to `columns`.
+pub(super) fn question(request: &ApprovalRequest, columns: usize) -> String {
+    let width = quoted_width(columns);
     let tool = &request.tool;
     let digest = digest(request);
     let title = match &request.title {

@@ -43,6 +43,17 @@ use crate::tool::BoxFuture;
 use crate::{policy::Reason, principal::Principal};
 
 pub use by_form::APPROVAL_QUESTION;
+
+/// `text` that someone other than the person asked controls (a model, a mounted server),
+/// framed as a call's arguments are in its question ([`ApprovalRequest::question`]): every
+/// line behind a gutter (`  │ `, or `  ┆ ` where a long line is folded) that a question's
+/// own lines never start with, control, bidirectional and invisible characters shown
+/// escaped, folded to fit a screen `columns` wide, cut after 200 lines with a note naming
+/// `what` was cut. For questions of one's own about such text, such as the command line's
+/// about a mounted tool's changed definition.
+pub fn quote_for_person(text: &str, columns: usize, what: &str) -> String {
+    framing::quoted(text, columns, what)
+}
 pub(crate) use by_form::ask_by_form;
 pub(crate) use grants::SessionGrants;
 pub(crate) use pending::PendingCalls;

@@ -114,6 +114,21 @@ async fn one_trace_runs_from_the_client_through_a_gateway_to_the_mounted_server(
         Some("b_echo")
     );
     assert!(attribute(attributes, "gen_ai.tool.call.id").is_some());
+    // Where the mounted tool came from: its server, its definition's hash, not pinned
+    // (this mount has no lock file).
+    assert!(
+        attribute(attributes, "agent_tools.details.mount.server")
+            .is_some_and(|server| server.starts_with("http://127.0.0.1:")),
+        "{attributes:?}"
+    );
+    assert!(
+        attribute(attributes, "agent_tools.details.mount.definition_sha256")
+            .is_some_and(|hash| hash.starts_with("sha256:"))
+    );
+    assert_eq!(
+        attribute(attributes, "agent_tools.details.mount.pinned").as_deref(),
+        Some("false")
+    );
     assert_eq!(attribute(attributes, "error.type"), None);
     assert_eq!(
         attribute(attributes, "gen_ai.tool.call.arguments"),

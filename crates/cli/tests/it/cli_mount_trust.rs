@@ -263,3 +263,45 @@ async fn the_person_at_the_terminal_sees_the_change_and_decides() {
             .contains("2J")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lock_file_is_where_the_config_or_the_flag_says_and_settings_are_checked() {
+    let dir = temp_dirs();
+    let remote = ToolRegistry::new();
+    remote.register_shared(echo("Echoes the text.")).unwrap();
+    let server = served(&remote).await;
+    let entry = format!("[[mount]]\nname = \"r\"\nurl = \"{}\"\n", server.url());
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!("lock_file = \"pins.lock\"\n{entry}on_change = \"deny\"\n"),
+    )
+    .unwrap();
+    let (code, _, err) = gateway(dir.path(), &["mounts", "lock"]).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        dir.path().join("pins.lock").exists(),
+        "relative to the config file"
+    );
+    assert!(!dir.path().join("agent-tools.lock").exists());
+
+    let elsewhere = dir.path().join("elsewhere.lock");
+    let (code, out, _) = gateway(
+        dir.path(),
+        &["--lock", elsewhere.to_str().unwrap(), "mounts", "verify"],
+    )
+    .await;
+    assert_eq!(
+        code,
+        Some(1),
+        "--lock wins, and that file pins nothing yet: {out}"
+    );
+
+    std::fs::write(&config, format!("{entry}on_suspicious = \"maybe\"\n")).unwrap();
+    let (code, _, err) = gateway(dir.path(), &["list"]).await;
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("unknown variant `maybe`, expected one of `ask`, `deny`, `strip`"),
+        "{err}"
+    );
+}

@@ -119,7 +119,7 @@ pub(super) async fn mount_all(
             status(io, &format!("skipped `{tool}` of `{name}`: {reason}"));
         }
         if trust.pinning == Pinning::AsConfigured {
-            report_held_back(&name, &handle, io);
+            report_held_back(&name, &handle, trust.lock.is_some(), io);
         }
         mounted.skipped += skipped.len();
         mounted.handles.push((name, handle));
@@ -157,16 +157,19 @@ pub(super) struct MountSpec {
 }
 
 /// Says on stderr which tools of the mount `name` are held back or stripped, and where to
-/// look.
-fn report_held_back(name: &str, handle: &McpMount, io: &mut Io<'_>) {
+/// look (`locked`: there is a lock file to accept them into).
+fn report_held_back(name: &str, handle: &McpMount, locked: bool, io: &mut Io<'_>) {
+    // Accepting pins, so without a lock file the way to accept is to give one.
+    let see = if locked {
+        format!("see `agent-tools mounts diff {name}`")
+    } else {
+        "see `agent-tools list --explain`; to accept it, pin it: --lock FILE".to_owned()
+    };
     for review in handle.reviews() {
         match &review.decision {
             Decision::Withheld(reason) => status(
                 io,
-                &format!(
-                    "held back `{}` of `{name}`: {reason} (see `agent-tools mounts diff {name}`)",
-                    review.remote_name
-                ),
+                &format!("held back `{}` of `{name}`: {reason} ({see})", review.remote_name),
             ),
             Decision::Stripped => status(
                 io,

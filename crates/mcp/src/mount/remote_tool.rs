@@ -3,7 +3,8 @@
 //!
 //! Each call records where the tool came from in its audit event and span (the
 //! `mount` detail: the server, the tool's remote name, its definition's hash, whether
-//! that definition is pinned), and its result passes the invisible-character filter
+//! that definition is pinned, and what the checks found in a definition offered all the
+//! same), and its result passes the invisible-character filter
 //! before the model reads it (unless the mount turned it off): text parts, embedded text
 //! resources and every string of the structured content. What was removed is noted in
 //! the same detail (`result_removed`). The filter removes characters only; instructions
@@ -37,6 +38,9 @@ pub(super) struct RemoteTool {
     sha256: String,
     /// Whether the definition is the one pinned in the lock file.
     pinned: bool,
+    /// What the checks found in its definition (offered all the same: stripped, or
+    /// accepted by a person), as `rule at` for its calls' audit records.
+    findings: Vec<String>,
     /// Take invisible characters out of results.
     filter_results: bool,
 }
@@ -92,6 +96,9 @@ impl RemoteTool {
             "definition_sha256": self.sha256,
             "pinned": self.pinned,
         });
+        if !self.findings.is_empty() {
+            detail["findings"] = json!(self.findings);
+        }
         if !removed.is_empty() {
             detail["result_removed"] = Value::String(removed.to_string());
         }
@@ -186,6 +193,12 @@ pub(super) fn import(
             connection: connection.clone(),
             sha256: entry.definition.sha256,
             pinned: entry.review.pinned,
+            findings: entry
+                .review
+                .findings
+                .iter()
+                .map(|flagged| format!("{} at {}", flagged.finding.rule, flagged.at))
+                .collect(),
             filter_results: !options.unfiltered_results,
         }));
     }

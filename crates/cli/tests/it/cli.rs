@@ -360,7 +360,7 @@ async fn configuration_files_are_read_and_checked() {
         out.stderr,
         format!(
             "agent-tools: invalid config file {}:3:1: unknown field `bogus`, expected one of \
-             `default_timeout`, `audit_log`, `mount`, `policy`, `auth`, `serve`, `telemetry`, \
+             `default_timeout`, `audit_log`, `lock_file`, `mount`, `policy`, `auth`, `serve`, `telemetry`, \
              `audit`, `tasks`, `tool_search`, `results`, `workspace`, `exec`, `web`, `subagents`, `memory`, \
              `media`, `screenshot`\n",
             unknown.display()

@@ -35,6 +35,18 @@ async fn served(registry: &ToolRegistry) -> HttpServer {
     serve_http(registry.clone(), "127.0.0.1:0").await.unwrap()
 }
 
+/// A served registry with `echo`, and `gateway.toml` in a new directory mounting it as
+/// `r`.
+async fn gateway_over_echo() -> (tempfile::TempDir, ToolRegistry, HttpServer) {
+    let dir = temp_dirs();
+    let remote = ToolRegistry::new();
+    remote.register_shared(echo("Echoes the text.")).unwrap();
+    let server = served(&remote).await;
+    let config = format!("[[mount]]\nname = \"r\"\nurl = \"{}\"\n", server.url());
+    std::fs::write(dir.path().join("gateway.toml"), config).unwrap();
+    (dir, remote, server)
+}
+
 /// Runs the binary with `--config gateway.toml` and `args`; the exit code and output.
 async fn gateway(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let config = dir.join("gateway.toml").display().to_string();
@@ -46,12 +58,7 @@ async fn gateway(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_definition_is_held_back_verified_in_a_script_and_accepted() {
-    let dir = temp_dirs();
-    let remote = ToolRegistry::new();
-    remote.register_shared(echo("Echoes the text.")).unwrap();
-    let server = served(&remote).await;
-    let config = format!("[[mount]]\nname = \"r\"\nurl = \"{}\"\n", server.url());
-    std::fs::write(dir.path().join("gateway.toml"), config).unwrap();
+    let (dir, remote, _server) = gateway_over_echo().await;
     let lock = dir.path().join("agent-tools.lock");
 
     // Nothing pinned yet: verify fails, naming the tool, and writes nothing.
@@ -184,12 +191,7 @@ env = {{ MEMORY_FILE_PATH = "{graph}" }}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_person_at_the_terminal_sees_the_change_and_decides() {
-    let dir = temp_dirs();
-    let remote = ToolRegistry::new();
-    remote.register_shared(echo("Echoes the text.")).unwrap();
-    let server = served(&remote).await;
-    let config = format!("[[mount]]\nname = \"r\"\nurl = \"{}\"\n", server.url());
-    std::fs::write(dir.path().join("gateway.toml"), config).unwrap();
+    let (dir, remote, _server) = gateway_over_echo().await;
     let (code, _, err) = gateway(dir.path(), &["mounts", "lock"]).await;
     assert_eq!(code, Some(0), "{err}");
     // The new description tries to draw a prompt of its own, with an escape sequence

@@ -119,26 +119,37 @@ impl Deployment {
         replica.child.wait().expect("reaped");
     }
 
-    /// The process id of the replica holding task `id`'s lease, read from the table.
+    /// The process id of the replica holding task `id`'s lease, read from the table once
+    /// a replica has taken it (a task is in the table before its replica leases it to
+    /// run).
     async fn holder(&self, id: &str) -> u32 {
         let (client, connection) = tokio_postgres::connect(&self.database, tokio_postgres::NoTls)
             .await
             .expect("connects");
         tokio::spawn(connection);
-        let row = client
-            .query_one(
-                "SELECT record::json->'lease'->>'holder' FROM agent_tools_tasks WHERE id = $1",
-                &[&id],
-            )
-            .await
-            .expect("the task is in the table");
-        let holder: Option<String> = row.get(0);
-        // `server-PID-RANDOM`.
-        holder
-            .as_deref()
-            .and_then(|holder| holder.split('-').nth(1))
-            .and_then(|pid| pid.parse().ok())
-            .unwrap_or_else(|| panic!("no replica holds the task: {holder:?}"))
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let row = client
+                .query_one(
+                    "SELECT record::json->'lease'->>'holder' FROM agent_tools_tasks WHERE id = $1",
+                    &[&id],
+                )
+                .await
+                .expect("the task is in the table");
+            let holder: Option<String> = row.get(0);
+            // `server-PID-RANDOM`.
+            let pid = holder
+                .as_deref()
+                .and_then(|holder| holder.split('-').nth(1))
+                .and_then(|pid| pid.parse().ok());
+            match pid {
+                Some(pid) => return pid,
+                None if std::time::Instant::now() < deadline => {
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+                None => panic!("no replica took the task within 30 s: {holder:?}"),
+            }
+        }
     }
 }
 

@@ -180,14 +180,14 @@ async fn call(local: &ToolRegistry, name: &str, arguments: Value) -> agent_tools
     bounded(local.call(ToolCall::new("c1", name, arguments))).await
 }
 
-async fn bounded<T>(future: impl Future<Output = T>) -> T {
+pub(crate) async fn bounded<T>(future: impl Future<Output = T>) -> T {
     tokio::time::timeout(PATIENCE, future)
         .await
         .expect("finished within the test's patience")
 }
 
 /// Waits (polling the registry's changes) until `done` holds.
-async fn until(local: &ToolRegistry, done: impl Fn(&ToolRegistry) -> bool) {
+pub(crate) async fn until(local: &ToolRegistry, done: impl Fn(&ToolRegistry) -> bool) {
     let mut changes = local.changes();
     bounded(async {
         while !done(local) {

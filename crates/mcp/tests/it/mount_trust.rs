@@ -5,7 +5,6 @@
 //! between listings, as a server that turns hostile after it was approved would.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use agent_tools_core::audit::{AuditEvent, MemoryAudit, Outcome};
 use agent_tools_core::tool::{BoxFuture, DynamicTool};
@@ -17,8 +16,7 @@ use agent_tools_mcp::trust::{
 use agent_tools_mcp::{HttpServer, McpMount, McpServer, MountMcp as _, MountOptions, serve_http};
 use serde_json::{Value, json};
 
-/// Bounds every wait in these tests; nothing should come near it.
-const PATIENCE: Duration = Duration::from_secs(10);
+use super::mount::{bounded, until};
 
 /// An `<IMPORTANT>` block of the kind published tool-poisoning attacks use: it names a
 /// local tool and the user's SSH key, and asks the model to keep quiet.
@@ -65,23 +63,6 @@ async fn mount(local: &ToolRegistry, server: &HttpServer, options: MountOptions)
     bounded(local.mount_mcp(McpServer::http(server.url()), options))
         .await
         .unwrap()
-}
-
-async fn bounded<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(PATIENCE, future)
-        .await
-        .expect("finished within the test's patience")
-}
-
-/// Waits (on the registry's changes) until `done` holds.
-async fn until(local: &ToolRegistry, done: impl Fn(&ToolRegistry) -> bool) {
-    let mut changes = local.changes();
-    bounded(async {
-        while !done(local) {
-            assert!(changes.changed().await, "the registry is gone");
-        }
-    })
-    .await;
 }
 
 fn review<'a>(reviews: &'a [ToolReview], remote_name: &str) -> &'a ToolReview {
@@ -307,14 +288,7 @@ async fn a_poisoned_description_is_held_stripped_or_refused_as_configured() {
     // strip: offered, the block gone from what the model reads; each call's audit
     // record names what was found.
     let (local, audit) = local_registry();
-    mount(
-        &local,
-        &server,
-        MountOptions::new()
-            .prefix("r_")
-            .on_suspicious(OnSuspicious::Strip),
-    )
-    .await;
+    mount_stripping(&local, &server).await;
     let description = local.get("r_add").unwrap().spec().meta.description.clone();
     assert_eq!(description, "Adds two numbers.");
     assert_eq!(call(&local, "r_add").await.text(), "3");
@@ -369,14 +343,7 @@ async fn a_description_smuggling_tag_characters_is_caught_and_cleaned() {
     );
 
     let (local, _audit) = local_registry();
-    mount(
-        &local,
-        &server,
-        MountOptions::new()
-            .prefix("r_")
-            .on_suspicious(OnSuspicious::Strip),
-    )
-    .await;
+    mount_stripping(&local, &server).await;
     let offered = local.get("r_echo").unwrap().spec().meta.description.clone();
     assert_eq!(offered, "Echoes the text.");
 }
@@ -458,6 +425,17 @@ async fn a_results_invisible_characters_are_removed_and_audited() {
     let (raw, _audit) = local_registry();
     mount_unfiltered(&raw, &server).await;
     assert_eq!(call(&raw, "r_leak").await.text(), reply);
+}
+
+async fn mount_stripping(local: &ToolRegistry, server: &HttpServer) {
+    mount(
+        local,
+        server,
+        MountOptions::new()
+            .prefix("r_")
+            .on_suspicious(OnSuspicious::Strip),
+    )
+    .await;
 }
 
 async fn mount_unfiltered(local: &ToolRegistry, server: &HttpServer) {

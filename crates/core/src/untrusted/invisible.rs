@@ -197,41 +197,68 @@ fn name(c: char) -> Option<&'static str> {
 /// `text` without its invisible characters ([`is_invisible`]), but for line breaks, tabs
 /// and emoji sequences (the module docs say which), and what was removed.
 ///
-/// One pass; a text with nothing to remove is returned borrowed, without allocating.
+/// A text with nothing to remove is returned borrowed, without allocating, after one
+/// pass that skips runs of printable ASCII a block at a time (every result of a mounted
+/// tool goes through here).
 pub fn strip_invisible(text: &str) -> Stripped<'_> {
-    let mut kept: Option<String> = None;
+    let Some(first) = first_removed(text) else {
+        return Stripped {
+            text: Cow::Borrowed(text),
+            removed: RemovedCharacters::default(),
+        };
+    };
+    let mut kept = String::with_capacity(text.len());
+    kept.push_str(&text[..first]);
     let mut removed = RemovedCharacters::default();
-    // The last character kept, and whether the emoji it belongs to is pictographic (a
-    // variation selector keeps the character before it pictographic).
-    let mut previous: Option<char> = None;
-    let mut pictographic = false;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let next = chars.peek().map(|&(_, next)| next);
-        if !is_invisible(c) || kept_anyway(c, previous, pictographic, next) {
-            if let Some(kept) = &mut kept {
-                kept.push(c);
-            }
-            if !matches!(c, '\u{fe0e}' | '\u{fe0f}') {
-                pictographic = is_pictographic(c);
-            }
-            previous = Some(c);
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        if !is_invisible(c) || kept_anyway(c, &kept, next) {
+            kept.push(c);
         } else {
-            kept.get_or_insert_with(|| {
-                let mut kept = String::with_capacity(text.len());
-                kept.push_str(&text[..at]);
-                kept
-            });
             removed.add(c);
         }
     }
-    let text = kept.map_or(Cow::Borrowed(text), Cow::Owned);
-    Stripped { text, removed }
+    Stripped {
+        text: Cow::Owned(kept),
+        removed,
+    }
 }
 
-/// Whether the invisible `c`, after the kept `previous` (`pictographic` if its emoji is)
-/// and before `next`, is kept: a line break, or part of an emoji sequence.
-fn kept_anyway(c: char, previous: Option<char>, pictographic: bool, next: Option<char>) -> bool {
+/// Where the first character [`strip_invisible`] removes starts, if any.
+fn first_removed(text: &str) -> Option<usize> {
+    /// How many bytes are checked at once: a block of printable ASCII (the common case)
+    /// is skipped with one test the compiler vectorises.
+    const BLOCK: usize = 16;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(block) = bytes.get(at..at + BLOCK)
+            && block.iter().all(|&b| (0x20..0x7f).contains(&b))
+        {
+            at += BLOCK;
+            continue;
+        }
+        let b = bytes[at];
+        if (0x20..0x7f).contains(&b) || b == b'\t' {
+            at += 1;
+            continue;
+        }
+        // `at` is on a character boundary: it only ever moves by whole characters.
+        let mut rest = text[at..].chars();
+        let c = rest.next()?;
+        if is_invisible(c) && !kept_anyway(c, &text[..at], rest.next()) {
+            return Some(at);
+        }
+        at += c.len_utf8();
+    }
+    None
+}
+
+/// Whether the invisible `c`, after the text kept so far, `before`, and before `next`, is
+/// kept: a line break, or part of an emoji sequence.
+fn kept_anyway(c: char, before: &str, next: Option<char>) -> bool {
+    let previous = before.chars().next_back();
     match c {
         '\n' => true,
         '\r' => next == Some('\n'),
@@ -240,7 +267,15 @@ fn kept_anyway(c: char, previous: Option<char>, pictographic: bool, next: Option
             (!previous.is_ascii() && !previous.is_alphanumeric() && !is_invisible(previous))
                 || (matches!(previous, '0'..='9' | '#' | '*') && next == Some('\u{20e3}'))
         }),
-        '\u{200d}' => pictographic && next.is_some_and(is_pictographic),
+        // Between two pictographs: the one before is the last character kept but for
+        // variation selectors, which keep the character before them pictographic.
+        '\u{200d}' => {
+            let pictograph = before
+                .chars()
+                .rev()
+                .find(|c| !matches!(c, '\u{fe0e}' | '\u{fe0f}'));
+            pictograph.is_some_and(is_pictographic) && next.is_some_and(is_pictographic)
+        }
         _ => false,
     }
 }

@@ -182,9 +182,10 @@ fn decide(
         );
     }
     if let Some(change) = change {
+        // Added: new since the lock file was written, or never accepted (a flagged tool
+        // is not pinned on first use).
         let what = match change {
-            Change::Added if options.require_pinned => "it is not pinned in the lock file",
-            Change::Added => "it was added since the lock file was written",
+            Change::Added => "it is not pinned in the lock file",
             _ => "its definition changed since it was pinned",
         };
         match options.on_change {

@@ -147,7 +147,14 @@ impl Deployment {
                 None if std::time::Instant::now() < deadline => {
                     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                 }
-                None => panic!("no replica took the task within 30 s: {holder:?}"),
+                None => {
+                    let row = client
+                        .query_one("SELECT record::text FROM agent_tools_tasks WHERE id = $1", &[&id])
+                        .await
+                        .expect("the task is in the table");
+                    let record: String = row.get(0);
+                    panic!("no replica took the task within 30 s: {record}")
+                }
             }
         }
     }

@@ -31,14 +31,16 @@ struct Deployment {
 }
 
 /// PostgreSQL, two replicas keeping tasks in it (a one-second lease), nginx in front;
-/// `None` when PostgreSQL or nginx is not installed (scripts/test installs both).
+/// `None` when PostgreSQL or nginx is not installed (scripts/test installs both). The
+/// policy asks about `write_file` and allows `exec`, whose task must run (holding its
+/// lease) rather than wait for an approval the default mode would ask for.
 fn deploy() -> Option<Deployment> {
     let nginx_binary = nginx::binary()?;
     let database = postgres::server()?.database();
     let dir = tempfile::tempdir().ok()?;
     let config = dir.path().join("agent-tools.toml");
     let text = format!(
-        "[serve]\nstateless = true\n\n[policy]\nask = [\"write_file\"]\n\n\
+        "[serve]\nstateless = true\n\n[policy]\nask = [\"write_file\"]\nallow = [\"exec\"]\n\n\
          [tasks]\npostgres_url = \"{database}\"\ndefault = \"optional\"\nlease = \"1s\"\n"
     );
     std::fs::write(&config, text).ok()?;

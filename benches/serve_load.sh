@@ -16,7 +16,10 @@
 # Installs oha (cargo install, pinned) and the TypeScript SDK into target/bench-tools.
 #
 # Not yet measured here (issue 33 asks for them): rmcp's own server, 10,000 idle
-# sessions, and `read_file` / `memory_search` in place of `echo`.
+# sessions, and `read_file` / `memory_search` in place of `echo`. The session rows are
+# not valid yet: oha sends one body, so the concurrent requests of the one session share
+# JSON-RPC id 1, which a session's requests must not (they need per-request ids, e.g.
+# wrk with a Lua script, or a session per connection).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

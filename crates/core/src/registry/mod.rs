@@ -720,8 +720,8 @@ impl ToolRegistry {
         for sink in sinks.iter() {
             sink.record(event);
         }
-        for stored in sinks.iter().filter_map(|sink| sink.stored()) {
-            stored.await;
+        if let Some(storing) = recorder::Storing::of(sinks) {
+            storing.wait().await;
         }
     }
 

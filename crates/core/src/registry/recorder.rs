@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::CallOptions;
 use super::{Config, ToolArguments, ToolResult};
 use crate::{
-    audit::{ApprovalRecord, AuditDetails, AuditEvent, Outcome},
+    audit::{ApprovalRecord, AuditDetails, AuditEvent, AuditSink, Outcome},
     caller::Caller,
     principal::Principal,
     tool::BoxFuture,
@@ -55,6 +55,12 @@ struct Pending<'a> {
 pub(crate) struct Storing(Vec<BoxFuture<'static, ()>>);
 
 impl Storing {
+    /// What `sinks` still have to store of the event they were just given, if anything.
+    pub(crate) fn of(sinks: &[Arc<dyn AuditSink>]) -> Option<Self> {
+        let storing: Vec<_> = sinks.iter().filter_map(|sink| sink.stored()).collect();
+        (!storing.is_empty()).then_some(Self(storing))
+    }
+
     /// Waits until the sinks have stored the call's event.
     pub(crate) async fn wait(self) {
         for stored in self.0 {
@@ -185,8 +191,7 @@ impl<'a> AuditRecorder<'a> {
             },
             traced_result.as_deref(),
         );
-        let storing: Vec<_> = config.sinks.iter().filter_map(|sink| sink.stored()).collect();
-        (!storing.is_empty()).then_some(Storing(storing))
+        Storing::of(&config.sinks)
     }
 }
 

@@ -9,7 +9,6 @@
 
 use std::fmt::Write as _;
 
-use rmcp::model::Tool as McpTool;
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
@@ -33,10 +32,8 @@ pub(super) struct Definition {
 }
 
 impl Definition {
-    /// The pinned part of `tool` as the server listed it.
-    pub(super) fn of(tool: &McpTool) -> Self {
-        // A listed tool always serializes: it was deserialized from JSON.
-        let listed = serde_json::to_value(tool).unwrap_or(Value::Null);
+    /// The pinned part of a tool as the server listed it (`listed`: the tool as JSON).
+    pub(super) fn of(listed: &Value) -> Self {
         let mut pinned = Map::new();
         if let Value::Object(members) = listed {
             for name in PINNED_MEMBERS {
@@ -107,10 +104,14 @@ pub(super) fn diff(pinned: Option<&Definition>, listed: Option<&Definition>) -> 
 mod tests {
     use serde_json::json;
 
+    use rmcp::model::Tool as McpTool;
+
     use super::*;
 
-    fn tool(value: Value) -> McpTool {
-        serde_json::from_value(value).unwrap()
+    /// `value` as rmcp lists a tool, and back to JSON: what a listing reviews.
+    fn tool(value: Value) -> Value {
+        let tool: McpTool = serde_json::from_value(value).unwrap();
+        serde_json::to_value(tool).unwrap()
     }
 
     #[test]

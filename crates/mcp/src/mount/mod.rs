@@ -50,7 +50,6 @@ use std::time::Duration;
 use agent_tools_core::audit::{AuditEvent, Outcome};
 use agent_tools_core::{ToolRegistry, error::RegistryError, registry::WeakToolRegistry};
 use rmcp::model::Tool as McpTool;
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "oauth")]
@@ -557,23 +556,9 @@ async fn record_withheld(registry: &ToolRegistry, server: &str, imported: &Impor
         tracing::warn!(server, tool = %review.name, %reason, "holding back a tool of a mounted MCP server");
         let mut event = AuditEvent::notice(&review.name, Outcome::Withheld);
         event.error = Some(format!("withheld: {reason}"));
-        let findings: Vec<_> = review
-            .findings
-            .iter()
-            .map(|flagged| json!({"at": flagged.at, "rule": flagged.finding.rule.as_str(), "excerpt": flagged.finding.excerpt}))
-            .collect();
-        event.details.insert(
-            "mount".to_owned(),
-            json!({
-                "server": server,
-                "tool": review.remote_name,
-                "definition_sha256": review.sha256,
-                "pinned": review.pinned,
-                "change": review.change.map(Change::as_str),
-                "findings": findings,
-                "confusable_with": review.confusable.as_ref().map(|confusable| &confusable.other),
-            }),
-        );
+        event
+            .details
+            .insert("mount".to_owned(), review.audit_detail(server));
         registry.record_audit(&event).await;
     }
 }

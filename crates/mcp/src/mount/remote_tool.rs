@@ -21,7 +21,7 @@ use agent_tools_core::{
     tool::{BoxFuture, ToolAnnotations, ToolMeta, ToolSpec, validate_tool_name},
 };
 use rmcp::model::Tool as McpTool;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::MountOptions;
 use super::connection::Connection;
@@ -34,13 +34,8 @@ pub(super) struct RemoteTool {
     spec: ToolSpec,
     remote_name: String,
     connection: Arc<Connection>,
-    /// The definition's hash (`sha256:…`).
-    sha256: String,
-    /// Whether the definition is the one pinned in the lock file.
-    pinned: bool,
-    /// What the checks found in its definition (offered all the same: stripped, or
-    /// accepted by a person), as `rule at` for its calls' audit records.
-    findings: Vec<String>,
+    /// Its calls' `mount` audit detail ([`ToolReview::audit_detail`]), made once.
+    provenance: Value,
     /// Take invisible characters out of results.
     filter_results: bool,
 }
@@ -90,15 +85,7 @@ impl Tool for RemoteTool {
 impl RemoteTool {
     /// The call's `mount` audit detail.
     fn provenance(&self, removed: &RemovedCharacters) -> Value {
-        let mut detail = json!({
-            "server": self.connection.server_name(),
-            "tool": self.remote_name,
-            "definition_sha256": self.sha256,
-            "pinned": self.pinned,
-        });
-        if !self.findings.is_empty() {
-            detail["findings"] = json!(self.findings);
-        }
+        let mut detail = self.provenance.clone();
         if !removed.is_empty() {
             detail["result_removed"] = Value::String(removed.to_string());
         }
@@ -191,14 +178,7 @@ pub(super) fn import(
             spec,
             remote_name,
             connection: connection.clone(),
-            sha256: entry.definition.sha256,
-            pinned: entry.review.pinned,
-            findings: entry
-                .review
-                .findings
-                .iter()
-                .map(|flagged| format!("{} at {}", flagged.finding.rule, flagged.at))
-                .collect(),
+            provenance: entry.review.audit_detail(connection.server_name()),
             filter_results: !options.unfiltered_results,
         }));
     }

@@ -36,8 +36,8 @@ pub(super) struct Entry {
     /// The decision once a person accepts it: flagged passages still go under
     /// [`OnSuspicious::Strip`].
     if_accepted: Decision,
-    /// The texts and where they are, cleaned for offering if accepted.
-    listed: McpTool,
+    /// The tool as listed, as JSON: cleaned for offering if a person accepts it.
+    listed: Value,
 }
 
 /// A listing reviewed.
@@ -94,7 +94,7 @@ pub(super) fn review(
     for tool in &listed {
         reviewed
             .entries
-            .push(entry(tool.clone(), options, pinned, others, &foreign, locked));
+            .push(entry(tool, options, pinned, others, &foreign, locked));
     }
     if let Some(pinned) = pinned {
         for (name, definition) in pinned {
@@ -110,14 +110,16 @@ pub(super) fn review(
 
 /// The review of one listed tool, before a reviewer is asked.
 fn entry(
-    tool: McpTool,
+    tool: &McpTool,
     options: &MountOptions,
     pinned: Option<&Pinned>,
     others: &[&str],
     foreign: &[&str],
     locked: bool,
 ) -> Entry {
-    let definition = Definition::of(&tool);
+    // Serialized once: the hash, the checks and the offer all read the JSON.
+    let listed = serde_json::to_value(tool).unwrap_or(Value::Null);
+    let definition = Definition::of(&listed);
     let name = format!("{}{}", options.prefix, tool.name);
     let pinned_definition = pinned.and_then(|pinned| pinned.get(tool.name.as_ref()));
     let change = match (locked, pinned, pinned_definition) {
@@ -128,7 +130,7 @@ fn entry(
         (true, Some(_), Some(old)) => (old.sha256 != definition.sha256).then_some(Change::Changed),
     };
     let is_pinned = pinned_definition.is_some_and(|old| old.sha256 == definition.sha256);
-    let findings = findings(&tool, foreign);
+    let findings = findings(&listed, foreign);
     let confusable = untrusted::confusable_with(&name, others.iter().copied());
     let diff = change.map(|_| definition::diff(pinned_definition, Some(&definition)));
     // Invisible characters count too: a definition has no use for them, and tag
@@ -146,7 +148,7 @@ fn entry(
         confusable,
         decision,
     };
-    let offer = offer_of(&tool, &review);
+    let offer = offer_of(&listed, &review);
     Entry {
         review,
         definition,
@@ -157,7 +159,7 @@ fn entry(
         } else {
             Decision::Offered
         },
-        listed: tool,
+        listed,
     }
 }
 
@@ -234,10 +236,9 @@ fn removed(name: &str, definition: &Definition, options: &MountOptions) -> ToolR
 }
 
 /// What the checks find in the texts of `tool` a model reads.
-fn findings(tool: &McpTool, others: &[&str]) -> Vec<Flagged> {
+fn findings(tool: &Value, others: &[&str]) -> Vec<Flagged> {
     let mut flagged = Vec::new();
-    let value = serde_json::to_value(tool).unwrap_or(Value::Null);
-    for (at, text) in texts(&value) {
+    for (at, text) in texts(tool) {
         for finding in untrusted::check_description(&text, others) {
             flagged.push(Flagged {
                 at: at.clone(),
@@ -287,13 +288,13 @@ fn schema_texts(value: &Value, at: String, texts: &mut Vec<(String, String)>) {
 
 /// `tool` as offered: every text with invisible characters taken out, and for
 /// [`Decision::Stripped`] the flagged passages too; `None` when withheld.
-fn offer_of(tool: &McpTool, review: &ToolReview) -> Option<McpTool> {
+fn offer_of(tool: &Value, review: &ToolReview) -> Option<McpTool> {
     let strip_flagged = match review.decision {
         Decision::Offered => false,
         Decision::Stripped => true,
         Decision::Withheld(_) => return None,
     };
-    let mut value = serde_json::to_value(tool).ok()?;
+    let mut value = tool.clone();
     for (at, text) in texts(&value) {
         let stripped = untrusted::strip_invisible(&text);
         let mut clean = stripped.text.into_owned();

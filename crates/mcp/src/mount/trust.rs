@@ -9,6 +9,7 @@ use std::fmt::{self, Write as _};
 
 use agent_tools_core::tool::BoxFuture;
 use agent_tools_core::untrusted::{Confusable, Finding};
+use serde_json::{Value, json};
 
 /// What a mount does with a tool whose definition is not the one pinned in its lock file:
 /// changed since, added since, or (with
@@ -117,6 +118,32 @@ pub struct ToolReview {
 }
 
 impl ToolReview {
+    /// The `mount` audit detail about the tool, the same on each of its calls' records
+    /// and on the record of its being held back: the server, the remote name, the
+    /// definition's hash, whether it is pinned, and, when there are any, the change, the
+    /// findings (`at`, `rule`, `excerpt`) and the tool its name passes for.
+    pub(super) fn audit_detail(&self, server: &str) -> Value {
+        let mut detail = json!({
+            "server": server,
+            "tool": self.remote_name,
+            "definition_sha256": self.sha256,
+            "pinned": self.pinned,
+        });
+        if let Some(change) = self.change {
+            detail["change"] = change.as_str().into();
+        }
+        if !self.findings.is_empty() {
+            let findings = self.findings.iter().map(|flagged| {
+                json!({"at": flagged.at, "rule": flagged.finding.rule.as_str(), "excerpt": flagged.finding.excerpt})
+            });
+            detail["findings"] = Value::Array(findings.collect());
+        }
+        if let Some(confusable) = &self.confusable {
+            detail["confusable_with"] = confusable.other.clone().into();
+        }
+        detail
+    }
+
     /// Whether there is anything to say about the tool: a change, a finding, a confusable
     /// name, or a decision other than offering it as listed.
     pub fn is_notable(&self) -> bool {

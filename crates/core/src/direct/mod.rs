@@ -82,7 +82,8 @@ pub(crate) fn from_json_text<T: DeserializeOwned>(text: &str) -> Option<T> {
 pub(crate) fn numbers_keep_their_text() -> bool {
     static KEEPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *KEEPS.get_or_init(|| {
-        serde_json::from_str::<Value>("1.50").is_ok_and(|number| number.to_string() == "1.50")
+        let number = serde_json::from_str::<Value>("1.50").unwrap_or_default();
+        serde_json::to_string(&number).is_ok_and(|text| text == "1.50")
     })
 }
 

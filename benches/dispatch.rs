@@ -4,6 +4,12 @@
 //! and output conversion — against `direct`, the same tool function called on arguments
 //! deserialized with serde_json, which is the floor any framework starts from.
 //!
+//! `call_typed` is `call` of the same tool written with plain parameters
+//! (`lookup(key: String, limit: u32, archived: bool)`): its calls take the direct path,
+//! the JSON text deserialized straight into the argument struct `#[tool]` generates, with
+//! no parsed value and no schema check (a user's struct, as in `call`, can carry schema
+//! attributes its type does not enforce, so its calls are validated).
+//!
 //! `call_policy_50` is `call` on a registry with a 50-rule [`Policy`] (five rules about
 //! this tool's arguments), which lets the call run.
 //!
@@ -46,6 +52,21 @@ async fn lookup(args: LookupArgs) -> String {
     } else {
         format!("{}:{}", args.key, args.limit)
     }
+}
+
+/// Look up a key: `lookup` with plain parameters, whose calls take the direct path (the
+/// JSON text read straight into the generated argument struct, no parsed value, no schema
+/// check), since the schema of such parameters says nothing their types do not.
+#[tool(name = "lookup", read_only)]
+async fn lookup_typed(
+    /// What to look up.
+    key: String,
+    /// How many results.
+    limit: u32,
+    /// Whether to include archived entries.
+    archived: bool,
+) -> String {
+    if archived { key } else { format!("{key}:{limit}") }
 }
 
 /// An audit sink that only counts, to measure building and redacting the event.
@@ -169,6 +190,15 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("call", |b| {
         b.to_async(&runtime).iter(|| async {
             let result = registry.call(ToolCall::new("call_1", "lookup", ARGUMENTS)).await;
+            black_box(result)
+        });
+    });
+
+    let typed = ToolRegistry::new();
+    typed.register(LookupTypedTool).expect("registers");
+    group.bench_function("call_typed", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = typed.call(ToolCall::new("call_1", "lookup", ARGUMENTS)).await;
             black_box(result)
         });
     });

@@ -29,6 +29,7 @@ pub mod audit;
 pub mod caller;
 pub mod context;
 pub mod dialect;
+mod direct;
 mod dynamic;
 pub mod error;
 pub mod hooks;

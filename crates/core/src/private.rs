@@ -55,6 +55,12 @@ impl<T: ToolParameter> schemars::JsonSchema for Parameter<T> {
     }
 }
 
+/// The direct path's pieces: `#[tool]` asks [`Plain`] about each parameter type
+/// (`Plain::<T>::DIRECT`, with [`NotPlain`] in scope) and combines the answers with
+/// [`all_plain`]; [`DirectCall`] appears in `Tool`'s hidden methods.
+pub use crate::direct::DirectCall;
+pub use crate::direct::plain::{NotPlain, Plain, all_plain};
+
 /// Appending all or nothing, for the audit log here and `agent-tools-builtins`' `Workspace`.
 pub use crate::append::append_all;
 

@@ -8,6 +8,7 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
+use crate::direct::DirectCall;
 use crate::{context::ToolContext, error::ToolError, output::ToolOutput};
 
 pub use crate::dynamic::DynamicTool;
@@ -44,5 +45,22 @@ pub trait Tool: Send + Sync + 'static {
     fn preview(&self, arguments: Value) -> BoxFuture<'_, Option<String>> {
         let _ = arguments;
         Box::pin(std::future::ready(None))
+    }
+
+    /// Not public API: whether [`__direct_call`](Self::__direct_call) may answer, read
+    /// once when the tool is registered. Only typed tools whose schema says nothing their
+    /// argument type does not (`direct/mod.rs`) answer `true`.
+    #[doc(hidden)]
+    fn __takes_direct_arguments(&self) -> bool {
+        false
+    }
+
+    /// Not public API: the call with its arguments deserialized straight from `text`,
+    /// without the parsed value and the schema; `None` when the tool does not take its
+    /// arguments so or `text` is not read cleanly (the registry then validates as usual).
+    #[doc(hidden)]
+    fn __direct_call(&self, text: &str) -> Option<DirectCall<'_>> {
+        let _ = text;
+        None
     }
 }

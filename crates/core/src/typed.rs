@@ -2,7 +2,8 @@
 //!
 //! The macro only implements this small trait; everything generic (schema generation and
 //! caching, deserialization, output conversion) happens here, in the blanket
-//! `impl<T: TypedTool> Tool for T`.
+//! `impl<T: TypedTool> Tool for T` — also deserializing a call's JSON text straight into
+//! the arguments, for the tools `#[tool]` marks with `__DIRECT_ARGUMENTS` (`direct/`).
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -13,6 +14,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::direct::{self, DirectCall};
 use crate::tool::BoxFuture;
 use crate::{
     context::ToolContext,
@@ -77,6 +79,13 @@ pub trait TypedTool: Send + Sync + 'static {
         let _ = args;
         std::future::ready(None)
     }
+
+    /// Not public API: whether the schema of `Args` says nothing its deserialization does
+    /// not, so the registry may deserialize a call's JSON text straight into it (see
+    /// `direct/mod.rs`). `#[tool]` sets it for the argument structs it generates from
+    /// plain parameters of plain types; `false` for every other tool.
+    #[doc(hidden)]
+    const __DIRECT_ARGUMENTS: bool = false;
 }
 
 /// A type that can be a tool's arguments: implemented for every type that derives
@@ -95,6 +104,15 @@ pub trait ToolArgs: Send + Sized + 'static {
 
     /// Deserializes validated arguments.
     fn from_arguments(arguments: Value) -> Result<Self, ToolError>;
+
+    /// Not public API: the arguments read straight from a call's JSON text, `None` for
+    /// anything short of a clean read (see `direct/mod.rs`). Only asked for the tools
+    /// that set `TypedTool::__DIRECT_ARGUMENTS`.
+    #[doc(hidden)]
+    fn __from_json_text(text: &str) -> Option<Self> {
+        let _ = text;
+        None
+    }
 }
 
 // `do_not_recommend` makes the compiler report a missing derive as "cannot be used as tool
@@ -109,6 +127,10 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolArgs for T {
     /// arguments' fault.
     fn from_arguments(arguments: Value) -> Result<Self, ToolError> {
         serde_json::from_value(arguments).map_err(ToolError::invalid_arguments)
+    }
+
+    fn __from_json_text(text: &str) -> Option<Self> {
+        direct::from_json_text(text)
     }
 }
 
@@ -130,6 +152,23 @@ impl<T: TypedTool> Tool for T {
             let args = T::Args::from_arguments(arguments).ok()?;
             TypedTool::preview(self, args).await
         })
+    }
+
+    fn __takes_direct_arguments(&self) -> bool {
+        T::__DIRECT_ARGUMENTS
+    }
+
+    fn __direct_call(&self, text: &str) -> Option<DirectCall<'_>> {
+        if !T::__DIRECT_ARGUMENTS {
+            return None;
+        }
+        let args = T::Args::__from_json_text(text)?;
+        Some(DirectCall::new(move |ctx| {
+            Box::pin(async move {
+                let output = self.run(args, &ctx).await?;
+                Ok(output.into_tool_output())
+            })
+        }))
     }
 }
 

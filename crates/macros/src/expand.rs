@@ -3,6 +3,9 @@
 //!
 //! Generated code stays thin: it names types and calls the function; deserialization,
 //! validation, schema generation and error formatting are library code in `agent-tools-core`.
+//! For an argument struct it generates from plain parameters, it also tells the library
+//! which types they are (`__DIRECT_ARGUMENTS`); the library decides whether a call's JSON
+//! text may be read straight into it.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -29,6 +32,7 @@ pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
     let meta = meta_expr(def);
     let body = run_body(def);
     let preview = preview_method(def);
+    let direct = direct_arguments(def);
     quote! {
         impl #krate::TypedTool for #struct_ident {
             #args_decl
@@ -47,7 +51,31 @@ pub(crate) fn typed_tool_impl(def: &ToolDef) -> TokenStream {
             }
 
             #preview
+            #direct
         }
+    }
+}
+
+/// `TypedTool::__DIRECT_ARGUMENTS` for an argument struct generated from plain
+/// parameters without `#[serde]` or `#[schemars]` attributes: true when the library lists
+/// every parameter's type as plain (`__private::Plain`, asked about the type the compiler
+/// resolves, not its spelling). Nothing for any other tool, which keeps the default
+/// (`false`): the registry then validates its calls against the schema.
+fn direct_arguments(def: &ToolDef) -> TokenStream {
+    if def.sig.args_struct.is_some() || def.sig.plain.iter().any(|param| param.has_own_attrs()) {
+        return TokenStream::new();
+    }
+    let krate = &def.krate;
+    let answers = def.sig.plain.iter().map(|param| {
+        let ty = &param.ty;
+        quote_spanned!(ty.span()=> #krate::__private::Plain::<#ty>::DIRECT)
+    });
+    quote! {
+        const __DIRECT_ARGUMENTS: bool = {
+            #[allow(unused_imports)]
+            use #krate::__private::NotPlain as _;
+            #krate::__private::all_plain(&[#(#answers),*])
+        };
     }
 }
 
@@ -263,11 +291,7 @@ pub(crate) fn generated_args_struct(def: &ToolDef) -> TokenStream {
 /// A parameter with `serde` or `schemars` attributes of its own is left to the derives:
 /// those attributes may set what these do.
 fn parameter_attrs(def: &ToolDef, param: &crate::signature::PlainParam) -> TokenStream {
-    let own_attrs = param
-        .attrs
-        .iter()
-        .any(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
-    if own_attrs {
+    if param.has_own_attrs() {
         return TokenStream::new();
     }
     let (krate, ty) = (&def.krate, &param.ty);

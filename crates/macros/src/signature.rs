@@ -44,6 +44,16 @@ pub(crate) struct PlainParam {
     pub(crate) attrs: Vec<Attribute>,
 }
 
+impl PlainParam {
+    /// Whether it has `#[serde]` or `#[schemars]` attributes of its own, which may set
+    /// how it is read or described (a doc comment only describes it).
+    pub(crate) fn has_own_attrs(&self) -> bool {
+        self.attrs
+            .iter()
+            .any(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"))
+    }
+}
+
 /// The classified signature.
 pub(crate) struct ToolSignature {
     pub(crate) is_async: bool,

@@ -114,4 +114,13 @@ impl Tool for Renamed {
     fn call(&self, arguments: Value, ctx: ToolContext) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         self.inner.call(arguments, ctx)
     }
+
+    // A new name leaves the arguments as they were.
+    fn __takes_direct_arguments(&self) -> bool {
+        self.inner.__takes_direct_arguments()
+    }
+
+    fn __direct_call(&self, text: &str) -> Option<crate::direct::DirectCall<'_>> {
+        self.inner.__direct_call(text)
+    }
 }

@@ -1,5 +1,9 @@
 //! The call pipeline: look up → parse → validate → run isolated → result (+ audit).
 //!
+//! A call whose arguments nothing but the tool reads skips parsing and validation: its
+//! JSON text is deserialized straight into the tool's arguments when the schema says
+//! nothing more than their type (`direct.rs`); a failed read goes the usual way.
+//!
 //! Every step that can fail because of what a model sent ends the call with an error
 //! result that says what was wrong; none of them returns `Err` or panics.
 
@@ -12,6 +16,7 @@ use futures_util::stream;
 
 use super::arguments::{self, ParsedArguments};
 use super::call::CallOptions;
+use super::direct::CallArguments;
 use super::gate::{Gated, Refusal};
 use super::hook_chain::{Ended, Passed, Whose};
 use super::isolation::{Stopped, TimeLimit, run_isolated};
@@ -21,6 +26,7 @@ use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::audit::AuditDetails;
 use crate::context::{CallCancellation, CallParts, PathsPinned};
+use crate::policy::ToolRules;
 use crate::suggest;
 use crate::validation::InvalidArguments;
 use crate::{
@@ -55,6 +61,15 @@ impl Finished {
             pending: None,
         }
     }
+}
+
+/// What the usual way to a call's arguments needs to know about the call.
+struct Checked<'a> {
+    entry: &'a Entry,
+    /// The policy's rules for the tool, when the registry has a policy.
+    rules: Option<&'a ToolRules>,
+    call_id: &'a str,
+    name: &'a str,
 }
 
 /// A call the pipeline let through, ready to run.
@@ -160,6 +175,55 @@ impl ToolRegistry {
             let message = self.unknown_tool_message(name, visibility);
             return Finished::failure(Outcome::UnknownTool, message);
         };
+        // Straight from the text when nothing needs the parsed value (`direct.rs`); else,
+        // or when that read fails, the usual way from the same text.
+        let (arguments, repairs) = match self.direct_call(&entry, &arguments) {
+            Some(call) => (CallArguments::Direct(call), Vec::new()),
+            None => {
+                let checked = Checked {
+                    entry: &entry,
+                    rules: rules.as_deref(),
+                    call_id,
+                    name,
+                };
+                match self
+                    .check_and_allow(checked, arguments, &mut options, recorder)
+                    .await
+                {
+                    Ok((value, repairs)) => (CallArguments::Value(value), repairs),
+                    Err(finished) => return finished,
+                }
+            }
+        };
+        let admitted = Admitted {
+            entry: &entry,
+            call_id,
+            started,
+            options,
+            audit_details: recorder.details(),
+        };
+        Finished {
+            repairs,
+            ..self.run_admitted(admitted, arguments).await
+        }
+    }
+
+    /// The usual way to a call's arguments: parsed and repaired, recorded, validated,
+    /// through the hooks before the call and the policy. The value the tool runs on and
+    /// the repairs, or how the call ended.
+    async fn check_and_allow(
+        &self,
+        checked: Checked<'_>,
+        arguments: ToolArguments,
+        options: &mut CallOptions,
+        recorder: &mut AuditRecorder<'_>,
+    ) -> Result<(Value, Vec<String>), Finished> {
+        let Checked {
+            entry,
+            rules,
+            call_id,
+            name,
+        } = checked;
         recorder.argument_bytes(entry.tool.spec().meta.audit_argument_bytes);
         let freeform = entry
             .tool
@@ -173,17 +237,17 @@ impl ToolRegistry {
             Err(rejected) => {
                 recorder.raw_arguments(&rejected.arguments);
                 let message = format!("the arguments for `{name}` {}", rejected.problem);
-                return Finished::failure(Outcome::InvalidArguments, message);
+                return Err(Finished::failure(Outcome::InvalidArguments, message));
             }
         };
         recorder.arguments(&value);
         let value = match entry.checked(value) {
             Ok(value) => value,
             Err(invalid) => {
-                return Finished {
+                return Err(Finished {
                     repairs,
                     ..Finished::failure(Outcome::InvalidArguments, invalid.to_string())
-                };
+                });
             }
         };
         // The hooks and asking for approval are boxed: calls without them keep this future
@@ -199,60 +263,49 @@ impl ToolRegistry {
                 session_id: options.session_id.as_deref(),
                 principal: options.principal.as_deref(),
             };
-            match Box::pin(self.before_hooks(&entry, whose, value)).await {
+            match Box::pin(self.before_hooks(entry, whose, value)).await {
                 Ok(passed) => passed,
                 Err(stopped) => {
-                    return Finished {
+                    return Err(Finished {
                         repairs,
                         ..stopped.into()
-                    };
+                    });
                 }
             }
         };
-        let value = match rules {
-            None => passed.arguments,
-            Some(rules) => {
-                let gated = Gated {
-                    entry: &entry,
-                    call_id,
-                    options: &options,
-                    allowed_by_hook: passed.allowed,
-                };
-                match self.gate(&rules, gated, passed.arguments, recorder).await {
-                    Ok((value, pinned)) => {
-                        if pinned {
-                            options
-                                .extensions
-                                .get_or_insert_with(Extensions::new)
-                                .insert(PathsPinned);
-                        }
-                        value
-                    }
-                    Err(refusal) => {
-                        return Finished {
-                            repairs,
-                            ..Ended::Refused(refusal).into()
-                        };
-                    }
-                }
-            }
+        let Some(rules) = rules else {
+            return Ok((passed.arguments, repairs));
         };
-        let admitted = Admitted {
-            entry: &entry,
+        let gated = Gated {
+            entry,
             call_id,
-            started,
-            options,
-            audit_details: recorder.details(),
+            options: &*options,
+            allowed_by_hook: passed.allowed,
         };
-        Finished {
-            repairs,
-            ..self.run_admitted(admitted, value).await
+        match self.gate(rules, gated, passed.arguments, recorder).await {
+            Ok((value, pinned)) => {
+                if pinned {
+                    options
+                        .extensions
+                        .get_or_insert_with(Extensions::new)
+                        .insert(PathsPinned);
+                }
+                Ok((value, repairs))
+            }
+            Err(refusal) => Err(Finished {
+                repairs,
+                ..Ended::Refused(refusal).into()
+            }),
         }
     }
 
     /// The rest of a call the policy let through: the session cap, the tool (isolated,
     /// within its limits), the retry budget and the hooks after it.
-    pub(super) async fn run_admitted(&self, call: Admitted<'_>, value: Value) -> Finished {
+    pub(super) async fn run_admitted<'a>(
+        &self,
+        call: Admitted<'a>,
+        arguments: CallArguments<'a>,
+    ) -> Finished {
         let Admitted {
             entry,
             call_id,
@@ -272,8 +325,13 @@ impl ToolRegistry {
             return Finished::failure(Outcome::Denied, message);
         }
         // The hooks after the call see its arguments and principal; kept only when there
-        // are hooks.
-        let kept = (!self.config().hooks.is_empty()).then(|| (value.clone(), options.principal.clone()));
+        // are hooks (and then the arguments are a value: `direct.rs`).
+        let kept = match &arguments {
+            CallArguments::Value(value) if !self.config().hooks.is_empty() => {
+                Some((value.clone(), options.principal.clone()))
+            }
+            _ => None,
+        };
         // A timeout too long to add to the clock is no limit at all.
         let limit = options
             .timeout
@@ -300,7 +358,7 @@ impl ToolRegistry {
         let permits = entry.permits.clone();
         let run = run_isolated(
             entry.tool.as_ref(),
-            value,
+            arguments,
             ctx,
             &cancellation,
             limit,

@@ -8,13 +8,13 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt as _;
-use serde_json::Value;
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
+use super::direct::CallArguments;
 use crate::context::CallCancellation;
 use crate::tool::BoxFuture;
 use crate::{context::ToolContext, error::ToolError, output::ToolOutput, tool::Tool};
@@ -44,9 +44,9 @@ pub(crate) struct TimeLimit {
 /// gets that long after a cancellation to return what it has (its token is cancelled at
 /// once); any other tool is dropped at once. With `permits`, the call first waits for
 /// one, inside the same limits.
-pub(crate) async fn run_isolated(
-    tool: &dyn Tool,
-    arguments: Value,
+pub(crate) async fn run_isolated<'a>(
+    tool: &'a dyn Tool,
+    arguments: CallArguments<'a>,
     ctx: ToolContext,
     cancellation: &CallCancellation,
     limit: Option<TimeLimit>,
@@ -54,9 +54,9 @@ pub(crate) async fn run_isolated(
     cancel_grace: Option<Duration>,
 ) -> Result<ToolOutput, Stopped> {
     // `call` itself may panic before returning its future (hand-written tools).
-    let call = catch_unwind(AssertUnwindSafe(|| tool.call(arguments, ctx)))
+    let call = catch_unwind(AssertUnwindSafe(|| arguments.start(tool, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
-    let future: BoxFuture<'_, Result<ToolOutput, ToolError>> = match permits {
+    let future: BoxFuture<'a, Result<ToolOutput, ToolError>> = match permits {
         None => call,
         // Waiting for a permit is inside the limits below: a timeout or a cancellation
         // ends the wait like it ends the tool. The semaphore is never closed. Only tools

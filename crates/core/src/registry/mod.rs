@@ -9,6 +9,7 @@ mod call;
 mod changes;
 mod compose;
 mod definitions;
+mod direct;
 mod dispatch;
 mod gate;
 mod hook_chain;
@@ -171,6 +172,9 @@ pub(crate) struct EntryData {
     pub(crate) definitions: DefinitionCache,
     /// Permits for its calls, when it limits how many run at once.
     pub(crate) permits: Option<Arc<tokio::sync::Semaphore>>,
+    /// Whether its arguments may be read straight from a call's JSON text (`direct.rs`),
+    /// asked once.
+    pub(crate) direct: bool,
 }
 
 impl std::ops::Deref for Entry {
@@ -214,6 +218,7 @@ impl Entry {
                     usize::try_from(limit).unwrap_or(usize::MAX),
                 ))
             }),
+            direct: tool.__takes_direct_arguments() && !crate::direct::numbers_keep_their_text(),
             tool,
             validator,
             definitions: DefinitionCache::default(),

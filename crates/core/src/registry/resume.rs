@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::call::CallOptions;
+use super::direct::CallArguments;
 use super::dispatch::{Admitted, Finished};
 use super::gate::{Approved, denied};
 use super::hook_chain::Ended;
@@ -145,6 +146,6 @@ impl ToolRegistry {
             options,
             audit_details: recorder.details(),
         };
-        self.run_admitted(admitted, arguments).await
+        self.run_admitted(admitted, CallArguments::Value(arguments)).await
     }
 }

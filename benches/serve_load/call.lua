@@ -3,7 +3,8 @@
 -- thread after its share of the requests, so every server answers the same count.
 --
 -- Arguments (after `--`): the path a thread's stop file starts with (it creates PATH.N
--- when it has stopped), requests per thread, the tool's name, its arguments as JSON, and optionally the session id to send.
+-- when it has stopped), requests per thread, the tool's name, its arguments as JSON, and
+-- optionally the session id to send.
 -- Prints one line of JSON: requests, seconds, p50/p99 latency in µs, and failures
 -- (connection errors, non-2xx statuses, and 2xx answers without a successful result).
 --
@@ -11,18 +12,11 @@
 -- says so; the script therefore times the requests itself (first request to last answer,
 -- CLOCK_MONOTONIC) and ends wrk with SIGINT once every thread's file exists.
 
-local clock = require("benches/serve_load/clock")
-local threads = {}
-local next_thread = 0
-
-function setup(thread)
-    next_thread = next_thread + 1
-    thread:set("thread_number", next_thread)
-    table.insert(threads, thread)
-end
+local common = require("benches/serve_load/common")
+setup = common.setup
 
 function init(args)
-    stopped_file = args[1] .. "." .. thread_number
+    stopped_file = common.stop_file(args)
     quota = tonumber(args[2])
     tool = args[3]
     arguments = args[4]
@@ -40,7 +34,7 @@ end
 
 function request()
     if sent == 0 then
-        started = clock.now()
+        started = common.now()
     end
     sent = sent + 1
     local id = thread_number * 1000000000 + sent
@@ -57,9 +51,8 @@ function response(status, headers, body)
         failed = failed + 1
     end
     if answered == quota then
-        finished = clock.now()
-        clock.mark(stopped_file)
-        wrk.thread:stop()
+        finished = common.now()
+        common.stop(stopped_file)
     end
 end
 
@@ -67,7 +60,7 @@ function done(summary, latency, requests)
     local failures = summary.errors.connect + summary.errors.read + summary.errors.write
         + summary.errors.timeout
     local answered_in_all, first, last = 0, math.huge, 0
-    for _, thread in ipairs(threads) do
+    for _, thread in ipairs(common.threads) do
         failures = failures + thread:get("failed")
         answered_in_all = answered_in_all + thread:get("answered")
         first = math.min(first, thread:get("started") or math.huge)

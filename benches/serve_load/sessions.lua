@@ -6,18 +6,11 @@
 -- sessions per thread.
 -- Prints one line of JSON: sessions completed, and failures.
 
-local clock = require("benches/serve_load/clock")
-local threads = {}
-local next_thread = 0
-
-function setup(thread)
-    next_thread = next_thread + 1
-    thread:set("thread_number", next_thread)
-    table.insert(threads, thread)
-end
+local common = require("benches/serve_load/common")
+setup = common.setup
 
 function init(args)
-    stopped_file = args[1] .. "." .. thread_number
+    stopped_file = common.stop_file(args)
     quota = tonumber(args[2])
     completed = 0
     failed = 0
@@ -53,8 +46,7 @@ function response(status, headers, body)
     elseif status == 202 then
         completed = completed + 1
         if completed == quota then
-            clock.mark(stopped_file)
-            wrk.thread:stop()
+            common.stop(stopped_file)
         end
     else
         failed = failed + 1
@@ -63,7 +55,7 @@ end
 
 function done(summary, latency, requests)
     local completed_sessions, failures = 0, 0
-    for _, thread in ipairs(threads) do
+    for _, thread in ipairs(common.threads) do
         completed_sessions = completed_sessions + thread:get("completed")
         failures = failures + thread:get("failed")
     end

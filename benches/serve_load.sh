@@ -27,7 +27,7 @@
 # `serve --http --stateless` does.
 #
 # Installs wrk (Debian's package; without root it names the command) and the TypeScript
-# SDK into target/bench-tools. Takes about 10 minutes on 2 cores.
+# SDK into target/bench-tools. Takes about 12 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

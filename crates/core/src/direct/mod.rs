@@ -32,7 +32,7 @@
 //! out of range or in the wrong form, a missing argument, text that is not JSON), and
 //! the registry then runs the usual path from the same text, so a refused call gets the
 //! same message naming every problem. The registry decides when nothing else in the call
-//! needs the parsed value (`registry/direct.rs`).
+//! needs the parsed value (`registry/direct/`).
 
 pub(crate) mod plain;
 

@@ -2,7 +2,7 @@
 //!
 //! A call whose arguments nothing but the tool reads skips parsing and validation: its
 //! JSON text is deserialized straight into the tool's arguments when the schema says
-//! nothing more than their type (`direct.rs`); a failed read goes the usual way.
+//! nothing more than their type (`registry/direct/`); a failed read goes the usual way.
 //!
 //! Every step that can fail because of what a model sent ends the call with an error
 //! result that says what was wrong; none of them returns `Err` or panics.
@@ -175,8 +175,8 @@ impl ToolRegistry {
             let message = self.unknown_tool_message(name, visibility);
             return Finished::failure(Outcome::UnknownTool, message);
         };
-        // Straight from the text when nothing needs the parsed value (`direct.rs`); else,
-        // or when that read fails, the usual way from the same text.
+        // Straight from the text when nothing needs the parsed value (`registry/direct/`);
+        // else, or when that read fails, the usual way from the same text.
         let (arguments, repairs) = match self.direct_call(&entry, &arguments) {
             Some(call) => (CallArguments::Direct(call), Vec::new()),
             None => {
@@ -325,7 +325,7 @@ impl ToolRegistry {
             return Finished::failure(Outcome::Denied, message);
         }
         // The hooks after the call see its arguments and principal; kept only when there
-        // are hooks (and then the arguments are a value: `direct.rs`).
+        // are hooks (and then the arguments are a value: `registry/direct/`).
         let kept = match &arguments {
             CallArguments::Value(value) if !self.config().hooks.is_empty() => {
                 Some((value.clone(), options.principal.clone()))

@@ -172,7 +172,7 @@ pub(crate) struct EntryData {
     pub(crate) definitions: DefinitionCache,
     /// Permits for its calls, when it limits how many run at once.
     pub(crate) permits: Option<Arc<tokio::sync::Semaphore>>,
-    /// Whether its arguments may be read straight from a call's JSON text (`direct.rs`),
+    /// Whether its arguments may be read straight from a call's JSON text (`direct/`),
     /// asked once.
     pub(crate) direct: bool,
 }

@@ -131,13 +131,20 @@ lists as removed. Nothing is pinned. Exit status 0 when every definition is the 
   agent-tools --config gateway.toml mounts diff git
   agent-tools --config gateway.toml mounts accept git
   agent-tools --config gateway.toml mounts accept git git_commit
+  agent-tools --config gateway.toml mounts accept git git_commit@sha256:3f9a0c2e7b1d4e85
+
+TOOL@sha256:HASH accepts the definition `mounts diff` showed with that hash (its first
+16 hex digits or more), and nothing if the server lists another one by now: without
+it, accept pins what the server lists at the moment it runs.
 
 A running gateway reads the lock file at each listing: it offers an accepted tool when
 the server next says its list changed, or when it is restarted.")]
     Accept {
         /// The mount.
         name: String,
-        /// Only these tools, by their name on the server.
+        /// Only these tools, by their name on the server; TOOL@sha256:HASH only if its
+        /// definition still has that hash.
+        #[arg(value_name = "TOOL[@sha256:HASH]")]
         tools: Vec<String>,
     },
 }

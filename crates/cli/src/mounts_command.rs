@@ -42,17 +42,23 @@ pub(super) async fn run(
                 .into_iter()
                 .next()
                 .ok_or_else(|| CliError(format!("no mount is named `{name}`")))?;
+            let tools: Vec<(&str, Option<&str>)> = tools.iter().map(|tool| reviewed_hash(tool)).collect();
             let reviews = handle.reviews();
-            if let Some(unknown) = tools
+            if let Some((unknown, _)) = tools
                 .iter()
-                .find(|tool| !reviews.iter().any(|review| &review.remote_name == *tool))
+                .find(|(tool, _)| !reviews.iter().any(|review| review.remote_name == *tool))
             {
                 return Err(CliError(format!(
                     "`{name}` has no tool `{unknown}` to accept (name it as the server does, without the prefix)"
                 )));
             }
-            let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-            accept(handle, name, &tools).await?;
+            let accepted = if tools.iter().any(|(_, hash)| hash.is_some()) {
+                accept_as_reviewed(handle, name, &tools).await
+            } else {
+                let tools: Vec<&str> = tools.iter().map(|(tool, _)| *tool).collect();
+                accept(handle, name, &tools).await
+            };
+            accepted?;
             for review in handle.reviews().iter().filter(|review| review.is_notable()) {
                 line(io, &review.explain(false))?;
             }
@@ -97,6 +103,16 @@ pub(super) async fn run(
             for (name, handle) in selected(mounted, names)? {
                 for review in handle.reviews().iter().filter(|review| review.is_notable()) {
                     line(io, &format!("{name}: {}", review.explain(true)))?;
+                    if review.change.is_some() {
+                        line(
+                            io,
+                            &format!(
+                                "  to accept exactly this definition: mounts accept {name} {}@{}",
+                                review.remote_name,
+                                review.short_sha256()
+                            ),
+                        )?;
+                    }
                 }
             }
             Ok(EXIT_OK)
@@ -148,6 +164,33 @@ fn selected<'a>(mounted: &'a Mounted, names: &[String]) -> Result<Vec<(&'a str, 
 async fn accept(handle: &McpMount, name: &str, tools: &[&str]) -> Result<(), CliError> {
     handle
         .accept(tools)
+        .await
+        .map_err(|error| CliError(format!("cannot accept the tools of `{name}`: {error}")))
+}
+
+/// `TOOL@sha256:HASH` as the tool and its hash; a plain `TOOL` with none.
+fn reviewed_hash(tool: &str) -> (&str, Option<&str>) {
+    match tool.rsplit_once("@sha256:") {
+        Some((tool, hash)) => (tool, Some(hash)),
+        None => (tool, None),
+    }
+}
+
+/// Accepts the definitions `tools` name by their hashes; every tool must have one.
+async fn accept_as_reviewed(
+    handle: &McpMount,
+    name: &str,
+    tools: &[(&str, Option<&str>)],
+) -> Result<(), CliError> {
+    let definitions = tools
+        .iter()
+        .map(|(tool, hash)| hash.map(|hash| (*tool, hash)))
+        .collect::<Option<Vec<(&str, &str)>>>()
+        .ok_or_else(|| {
+            CliError("give every tool as TOOL@sha256:HASH, or none of them (a hash accepts exactly what was reviewed)".to_owned())
+        })?;
+    handle
+        .accept_as_reviewed(&definitions)
         .await
         .map_err(|error| CliError(format!("cannot accept the tools of `{name}`: {error}")))
 }

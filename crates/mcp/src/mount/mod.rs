@@ -418,6 +418,23 @@ pub enum MountError {
         #[source]
         source: RegistryError,
     },
+    /// A person accepted a definition by its hash
+    /// ([`McpMount::accept_as_reviewed`]), and the server lists another one now.
+    #[error(
+        "the MCP server `{server}` no longer lists the definition of `{tool}` that was reviewed ({reviewed}): it lists {}; nothing was pinned, review it again",
+        .listed.as_deref().unwrap_or("no such tool")
+    )]
+    NotAsReviewed {
+        /// The server, as its command line or URL.
+        server: String,
+        /// The tool, by its name on the server.
+        tool: String,
+        /// The hash the person accepted.
+        reviewed: String,
+        /// The hash of the definition listed now (for a removed tool, the pinned one);
+        /// `None` when the server has no such tool.
+        listed: Option<String>,
+    },
 }
 
 /// Mounts the tools of remote MCP servers into a registry.
@@ -510,7 +527,7 @@ async fn list_reviewed(
     options: &MountOptions,
     registry: &ToolRegistry,
     own: &[String],
-    accepting: Option<&[&str]>,
+    accepting: Option<&[review::Accepted<'_>]>,
 ) -> Result<review::Reviewed, MountError> {
     let server = connection.server_name();
     let mut listed: Vec<McpTool> = connection
@@ -535,7 +552,14 @@ async fn list_reviewed(
         .collect();
     let mut reviewed = review::review(listed, options, pinned.as_ref(), &others);
     match (accepting, &options.reviewer) {
-        (Some(tools), _) => review::accept(&mut reviewed, tools),
+        (Some(tools), _) => {
+            review::accept(&mut reviewed, tools).map_err(|not| MountError::NotAsReviewed {
+                server: server.to_owned(),
+                tool: not.tool,
+                reviewed: not.reviewed,
+                listed: not.listed,
+            })?
+        }
         (None, Some(reviewer)) => review::ask(&mut reviewed, reviewer.as_ref(), server).await,
         (None, None) => {}
     }
@@ -630,6 +654,42 @@ impl McpMount {
     /// [`OnSuspicious::Deny`]). Without a lock file there is nothing to pin, and the tools
     /// are only listed again.
     pub async fn accept(&self, tools: &[&str]) -> Result<(), MountError> {
+        let tools: Vec<review::Accepted<'_>> = tools
+            .iter()
+            .map(|tool| review::Accepted { tool, sha256: None })
+            .collect();
+        self.accept_listed(&tools).await
+    }
+
+    /// Accepts the definitions a person reviewed, each named by its tool's remote name and
+    /// its hash as [`ToolReview::sha256`] gave it (`sha256:` and hex, or a prefix of at
+    /// least 16 hex digits): like [`accept`](Self::accept), but only if the server still
+    /// lists each definition with that hash (a removed tool: still pinned with it). When
+    /// one differs, for a server that changed it after the person looked, nothing is
+    /// pinned and the error names the tool and both hashes.
+    ///
+    /// ```no_run
+    /// # async fn run(mount: &agent_tools::mcp::McpMount) -> Result<(), agent_tools::mcp::MountError> {
+    /// for review in mount.reviews() {
+    ///     if review.change.is_some() {
+    ///         println!("{}", review.explain(true)); // a person reads the diff
+    ///         mount.accept_as_reviewed(&[(&review.remote_name, &review.sha256)]).await?;
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn accept_as_reviewed(&self, definitions: &[(&str, &str)]) -> Result<(), MountError> {
+        let tools: Vec<review::Accepted<'_>> = definitions
+            .iter()
+            .map(|(tool, sha256)| review::Accepted {
+                tool,
+                sha256: Some(sha256),
+            })
+            .collect();
+        self.accept_listed(&tools).await
+    }
+
+    async fn accept_listed(&self, tools: &[review::Accepted<'_>]) -> Result<(), MountError> {
         let shared = &self.shared;
         let Some(registry) = shared.registry.upgrade() else {
             return Ok(());

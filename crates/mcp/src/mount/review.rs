@@ -331,11 +331,50 @@ pub(super) async fn ask(reviewed: &mut Reviewed, reviewer: &dyn DefinitionReview
     }
 }
 
+/// A tool a person accepts by its name on the server, and, when they accept the
+/// definition they reviewed, that definition's hash (`sha256:` and hex, or a prefix of at
+/// least [`REVIEWED_HASH_DIGITS`] hex digits).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Accepted<'a> {
+    pub(super) tool: &'a str,
+    pub(super) sha256: Option<&'a str>,
+}
+
+/// How many hex digits of a definition's hash name it when a person accepts it: 64 bits,
+/// too many for a server to find another definition with the same prefix.
+pub(super) const REVIEWED_HASH_DIGITS: usize = 16;
+
+/// A tool the server lists differently from what the person accepting it reviewed.
+#[derive(Debug)]
+pub(super) struct NotAsReviewed {
+    pub(super) tool: String,
+    pub(super) reviewed: String,
+    /// The hash listed now; `None` when the tool is not listed and not pinned.
+    pub(super) listed: Option<String>,
+}
+
 /// Pins, as a person accepting them does, the listed definitions of the tools named in
 /// `tools` (every tool not pinned, when empty), and unpins the removed ones named; the
-/// mount then lists again and decides anew.
-pub(super) fn accept(reviewed: &mut Reviewed, tools: &[&str]) {
-    let named = |name: &str| tools.is_empty() || tools.contains(&name);
+/// mount then lists again and decides anew. A tool named with a hash is accepted only if
+/// the definition listed (or, removed, pinned) has it; otherwise nothing is pinned.
+pub(super) fn accept(reviewed: &mut Reviewed, tools: &[Accepted<'_>]) -> Result<(), NotAsReviewed> {
+    for expected in tools {
+        let Some(hash) = expected.sha256 else { continue };
+        let found = reviewed
+            .entries
+            .iter()
+            .map(|entry| &entry.review)
+            .chain(&reviewed.removed)
+            .find(|review| review.remote_name == expected.tool);
+        if !found.is_some_and(|review| names_definition(hash, &review.sha256)) {
+            return Err(NotAsReviewed {
+                tool: expected.tool.to_owned(),
+                reviewed: hash.to_owned(),
+                listed: found.map(|review| review.sha256.clone()),
+            });
+        }
+    }
+    let named = |name: &str| tools.is_empty() || tools.iter().any(|accepted| accepted.tool == name);
     for entry in &reviewed.entries {
         if named(&entry.review.remote_name) && !entry.review.pinned {
             reviewed
@@ -348,6 +387,21 @@ pub(super) fn accept(reviewed: &mut Reviewed, tools: &[&str]) {
             reviewed.unpin.push(review.remote_name.clone());
         }
     }
+    Ok(())
+}
+
+/// Whether `given` (`sha256:` optional, then hex) names the definition whose hash is
+/// `sha256`: its digits are a prefix of the hash's, and there are enough of them. A
+/// shorter prefix never matches, so a mistyped one fails closed.
+fn names_definition(given: &str, sha256: &str) -> bool {
+    let given = given
+        .strip_prefix("sha256:")
+        .unwrap_or(given)
+        .to_ascii_lowercase();
+    let hex = sha256.strip_prefix("sha256:").unwrap_or(sha256);
+    given.len() >= REVIEWED_HASH_DIGITS
+        && given.bytes().all(|b| b.is_ascii_hexdigit())
+        && hex.starts_with(&given)
 }
 
 /// Updates the lock file: on first use, every tool offered; with [`OnChange::Accept`],
@@ -380,4 +434,23 @@ pub(super) fn pin(reviewed: &mut Reviewed, options: &MountOptions, server: &str)
     reviewed.unpin.clear();
     reviewed.first_use = false;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_definition;
+
+    const HASH: &str = "sha256:3f9a0c2e7b1d4e85aa00112233445566778899aabbccddeeff00112233445566";
+
+    #[test]
+    fn a_definition_is_named_by_sixteen_hex_digits_or_more() {
+        assert!(names_definition("sha256:3f9a0c2e7b1d4e85", HASH));
+        assert!(names_definition("3F9A0C2E7B1D4E85AA", HASH));
+        assert!(names_definition(HASH, HASH));
+        // Too short to name one definition, another hash, or not hex: never a match.
+        assert!(!names_definition("sha256:3f9a0c2e7b1d4e8", HASH));
+        assert!(!names_definition("", HASH));
+        assert!(!names_definition("sha256:3f9a0c2e7b1d4e86", HASH));
+        assert!(!names_definition("sha256:3f9a0c2e7b1d4e8g", HASH));
+    }
 }

@@ -153,13 +153,26 @@ impl ToolReview {
             || self.decision != Decision::Offered
     }
 
+    /// The start of [`sha256`](Self::sha256) that names the definition when a person
+    /// accepts it ([`McpMount::accept_as_reviewed`](super::McpMount::accept_as_reviewed)):
+    /// `sha256:` and 16 hex digits.
+    pub fn short_sha256(&self) -> &str {
+        let end = "sha256:".len() + super::review::REVIEWED_HASH_DIGITS;
+        self.sha256.get(..end).unwrap_or(&self.sha256)
+    }
+
     /// The review for a person, several lines: the tool and its decision, then the change
-    /// and each finding with the rule's explanation; the diff with `with_diff`.
+    /// (with the [`short_sha256`](Self::short_sha256) that accepts it) and each finding with the rule's explanation; the diff with `with_diff`.
     pub fn explain(&self, with_diff: bool) -> String {
         let pinned = if self.pinned { ", pinned" } else { "" };
         let mut text = format!("{} ({}{pinned})", self.name, self.decision);
         if let Some(change) = self.change {
-            let _ = write!(text, "\n  definition {} since it was pinned", change.as_str());
+            let _ = write!(
+                text,
+                "\n  definition {} since it was pinned ({})",
+                change.as_str(),
+                self.short_sha256()
+            );
         }
         if let Some(confusable) = &self.confusable {
             let _ = write!(

@@ -669,7 +669,7 @@ impl McpMount {
     /// pinned and the error names the tool and both hashes.
     ///
     /// ```no_run
-    /// # async fn run(mount: &agent_tools::mcp::McpMount) -> Result<(), agent_tools::mcp::MountError> {
+    /// # async fn run(mount: &agent_tools_mcp::McpMount) -> Result<(), agent_tools_mcp::MountError> {
     /// for review in mount.reviews() {
     ///     if review.change.is_some() {
     ///         println!("{}", review.explain(true)); // a person reads the diff

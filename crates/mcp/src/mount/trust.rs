@@ -162,7 +162,8 @@ impl ToolReview {
     }
 
     /// The review for a person, several lines: the tool and its decision, then the change
-    /// (with the [`short_sha256`](Self::short_sha256) that accepts it) and each finding with the rule's explanation; the diff with `with_diff`.
+    /// (with the [`short_sha256`](Self::short_sha256) that accepts it) and each finding
+    /// with the rule's explanation; the diff with `with_diff`.
     pub fn explain(&self, with_diff: bool) -> String {
         let pinned = if self.pinned { ", pinned" } else { "" };
         let mut text = format!("{} ({}{pinned})", self.name, self.decision);

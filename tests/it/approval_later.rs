@@ -335,3 +335,26 @@ async fn an_approver_sees_the_tools_preview_and_a_broken_preview_breaks_nothing(
     let broken = requests[1].preview.as_deref().unwrap_or_default();
     assert!(broken.contains("the preview is broken"), "{broken}");
 }
+
+#[tokio::test]
+async fn a_prefixed_tool_keeps_its_preview() {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("web"), "old").unwrap();
+    let approver = Recording::default();
+    let tools = ToolRegistry::builder()
+        .policy(Policy::builder().ask("ops_deploy").build().unwrap())
+        .approver(approver.clone())
+        .build();
+    tools
+        .register(DeployTool::new(Site(site.path().to_owned())))
+        .unwrap();
+    let prefixed = tools.with_prefix("ops_").unwrap();
+
+    let result = prefixed
+        .call(ToolCall::new("c1", "ops_deploy", json!({"service": "web"})))
+        .await;
+    assert_eq!(result.text(), "deployed web");
+    let requests = approver.0.lock().unwrap().clone();
+    assert_eq!(requests[0].tool, "ops_deploy");
+    assert_eq!(requests[0].preview.as_deref(), Some("replaces the running web"));
+}

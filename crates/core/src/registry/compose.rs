@@ -115,6 +115,12 @@ impl Tool for Renamed {
         self.inner.call(arguments, ctx)
     }
 
+    // What the call would do does not depend on the tool's name: a person asked about
+    // `ops_deploy` sees the same preview as about `deploy`.
+    fn preview(&self, arguments: Value) -> BoxFuture<'_, Option<String>> {
+        self.inner.preview(arguments)
+    }
+
     // A new name leaves the arguments as they were.
     fn __takes_direct_arguments(&self) -> bool {
         self.inner.__takes_direct_arguments()

@@ -304,18 +304,25 @@ fn broken_preview(_args: &FormatDiskArgs) -> Option<String> {
     panic!("the preview is broken")
 }
 
-#[tokio::test]
-async fn an_approver_sees_the_tools_preview_and_a_broken_preview_breaks_nothing() {
+/// `deploy` over a site where `web` already runs, in a registry under `policy` whose
+/// approver records what it is asked and allows it.
+fn asking_registry(policy: Policy) -> (tempfile::TempDir, Recording, ToolRegistry) {
     let site = tempfile::tempdir().unwrap();
     std::fs::write(site.path().join("web"), "old").unwrap();
     let approver = Recording::default();
     let registry = ToolRegistry::builder()
-        .policy(policy())
+        .policy(policy)
         .approver(approver.clone())
         .build();
     registry
         .register(DeployTool::new(Site(site.path().to_owned())))
         .unwrap();
+    (site, approver, registry)
+}
+
+#[tokio::test]
+async fn an_approver_sees_the_tools_preview_and_a_broken_preview_breaks_nothing() {
+    let (_site, approver, registry) = asking_registry(policy());
     registry.register(FormatDiskTool).unwrap();
 
     let result = registry.call(deploy_call("c1", "web")).await;
@@ -338,16 +345,7 @@ async fn an_approver_sees_the_tools_preview_and_a_broken_preview_breaks_nothing(
 
 #[tokio::test]
 async fn a_prefixed_tool_keeps_its_preview() {
-    let site = tempfile::tempdir().unwrap();
-    std::fs::write(site.path().join("web"), "old").unwrap();
-    let approver = Recording::default();
-    let tools = ToolRegistry::builder()
-        .policy(Policy::builder().ask("ops_deploy").build().unwrap())
-        .approver(approver.clone())
-        .build();
-    tools
-        .register(DeployTool::new(Site(site.path().to_owned())))
-        .unwrap();
+    let (_site, approver, tools) = asking_registry(Policy::builder().ask("ops_deploy").build().unwrap());
     let prefixed = tools.with_prefix("ops_").unwrap();
 
     let result = prefixed

@@ -52,13 +52,7 @@ pub(super) async fn run(
                     "`{name}` has no tool `{unknown}` to accept (name it as the server does, without the prefix)"
                 )));
             }
-            let accepted = if tools.iter().any(|(_, hash)| hash.is_some()) {
-                accept_as_reviewed(handle, name, &tools).await
-            } else {
-                let tools: Vec<&str> = tools.iter().map(|(tool, _)| *tool).collect();
-                accept(handle, name, &tools).await
-            };
-            accepted?;
+            accept(handle, name, &tools).await?;
             for review in handle.reviews().iter().filter(|review| review.is_notable()) {
                 line(io, &review.explain(false))?;
             }
@@ -161,11 +155,24 @@ fn selected<'a>(mounted: &'a Mounted, names: &[String]) -> Result<Vec<(&'a str, 
         .collect())
 }
 
-async fn accept(handle: &McpMount, name: &str, tools: &[&str]) -> Result<(), CliError> {
-    handle
-        .accept(tools)
-        .await
-        .map_err(|error| CliError(format!("cannot accept the tools of `{name}`: {error}")))
+/// Accepts the tools named in `tools` (every one that differs, when empty): as the server
+/// lists them now, or, when they come with hashes (`TOOL@sha256:HASH`), only the
+/// definitions with those hashes. Either every tool has a hash or none has.
+async fn accept(handle: &McpMount, name: &str, tools: &[(&str, Option<&str>)]) -> Result<(), CliError> {
+    let accepted = if tools.iter().any(|(_, hash)| hash.is_some()) {
+        let definitions = tools
+            .iter()
+            .map(|(tool, hash)| hash.map(|hash| (*tool, hash)))
+            .collect::<Option<Vec<(&str, &str)>>>()
+            .ok_or_else(|| {
+                CliError("give every tool as TOOL@sha256:HASH, or none of them (a hash accepts exactly what was reviewed)".to_owned())
+            })?;
+        handle.accept_as_reviewed(&definitions).await
+    } else {
+        let tools: Vec<&str> = tools.iter().map(|(tool, _)| *tool).collect();
+        handle.accept(&tools).await
+    };
+    accepted.map_err(|error| CliError(format!("cannot accept the tools of `{name}`: {error}")))
 }
 
 /// `TOOL@sha256:HASH` as the tool and its hash; a plain `TOOL` with none.
@@ -174,25 +181,6 @@ fn reviewed_hash(tool: &str) -> (&str, Option<&str>) {
         Some((tool, hash)) => (tool, Some(hash)),
         None => (tool, None),
     }
-}
-
-/// Accepts the definitions `tools` name by their hashes; every tool must have one.
-async fn accept_as_reviewed(
-    handle: &McpMount,
-    name: &str,
-    tools: &[(&str, Option<&str>)],
-) -> Result<(), CliError> {
-    let definitions = tools
-        .iter()
-        .map(|(tool, hash)| hash.map(|hash| (*tool, hash)))
-        .collect::<Option<Vec<(&str, &str)>>>()
-        .ok_or_else(|| {
-            CliError("give every tool as TOOL@sha256:HASH, or none of them (a hash accepts exactly what was reviewed)".to_owned())
-        })?;
-    handle
-        .accept_as_reviewed(&definitions)
-        .await
-        .map_err(|error| CliError(format!("cannot accept the tools of `{name}`: {error}")))
 }
 
 fn line(io: &mut Io<'_>, text: &str) -> Result<(), CliError> {

@@ -30,7 +30,7 @@ use rmcp::model::{
     ReadResourceResult, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig,
     SubscriptionFilter, ToolsCapability, UpdateTaskParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -387,6 +387,69 @@ impl McpHandler {
         let sealed = self.request_state.seal(state, binding);
         Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
     }
+
+    /// A `tools/call`, answered; see [`ServerHandler::call_tool`] for why it is boxed.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // The OAuth layer refuses calls of tools the token does not reach with a 403
+        // naming the scopes that would; for any request it could not read, the call's
+        // visibility makes such a tool an unknown one (`tool_call`).
+        let visibility = Authorized::of(&context).map(Authorized::visibility);
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let name = request.name.into_owned();
+        // From 2026-07-28 a question is answered in the client's next request.
+        let result = if speaks_2026(&context) {
+            let round = Round2026 {
+                request_state: request.request_state,
+                responses: request.input_responses.unwrap_or_default(),
+            };
+            match self
+                .call_2026(name, arguments, round, &context, visibility.as_ref())
+                .await?
+            {
+                ControlFlow::Continue(result) => result,
+                ControlFlow::Break(response) => return Ok(response),
+            }
+        } else {
+            let notifier = Notifier::new(context.peer.clone());
+            let caller = Self::client_caller(&context, &notifier, self.log_level.clone());
+            let call = self.tool_call(
+                name,
+                arguments,
+                &context,
+                visibility.as_ref(),
+                &notifier,
+                Arc::new(caller),
+            );
+            let result = self.registry.call(call).await;
+            notifier.finish().await;
+            result
+        };
+        // A search that found deferred tools lists them to this session from now on (only
+        // those the caller reaches, as a search finds no other).
+        if !self.stateless
+            && self
+                .loaded
+                .add_found(&self.registry, &result, visibility.as_ref())
+        {
+            let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
+        }
+        // The spec makes an unknown tool a protocol error; everything else the model can
+        // act on (invalid arguments included) is an `isError` result.
+        if result.outcome == Outcome::UnknownTool {
+            return Err(McpError::invalid_params(result.text(), None));
+        }
+        let encoded = match speaks_2026(&context) {
+            true => tools::call_result_2026(&result),
+            false => tools::call_result(&result),
+        };
+        encoded
+            .map(CallToolResponse::from)
+            .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    }
 }
 
 /// The principal of an authorized request.
@@ -486,66 +549,18 @@ impl ServerHandler for McpHandler {
             .with_cache_scope(scope))
     }
 
-    async fn call_tool(
+    /// Boxed, as [`listen`](Self::listen) is: rmcp runs each request in a task whose
+    /// future is as large as the largest of the handler's futures, and copies it whole
+    /// several times while spawning and finishing it. A call's future (the registry's
+    /// dispatch, the 2026 round, a task's start) is kilobytes; unboxed, those copies were
+    /// most of the difference between our served call and rmcp's own server
+    /// (`benches/serve_load.sh`).
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        // The OAuth layer refuses calls of tools the token does not reach with a 403
-        // naming the scopes that would; for any request it could not read, the call's
-        // visibility makes such a tool an unknown one (`tool_call`).
-        let visibility = Authorized::of(&context).map(Authorized::visibility);
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let name = request.name.into_owned();
-        // From 2026-07-28 a question is answered in the client's next request.
-        let result = if speaks_2026(&context) {
-            let round = Round2026 {
-                request_state: request.request_state,
-                responses: request.input_responses.unwrap_or_default(),
-            };
-            match self
-                .call_2026(name, arguments, round, &context, visibility.as_ref())
-                .await?
-            {
-                ControlFlow::Continue(result) => result,
-                ControlFlow::Break(response) => return Ok(response),
-            }
-        } else {
-            let notifier = Notifier::new(context.peer.clone());
-            let caller = Self::client_caller(&context, &notifier, self.log_level.clone());
-            let call = self.tool_call(
-                name,
-                arguments,
-                &context,
-                visibility.as_ref(),
-                &notifier,
-                Arc::new(caller),
-            );
-            let result = self.registry.call(call).await;
-            notifier.finish().await;
-            result
-        };
-        // A search that found deferred tools lists them to this session from now on (only
-        // those the caller reaches, as a search finds no other).
-        if !self.stateless
-            && self
-                .loaded
-                .add_found(&self.registry, &result, visibility.as_ref())
-        {
-            let _ = context.peer.notify_tool_list_changed().await; // A gone client is fine.
-        }
-        // The spec makes an unknown tool a protocol error; everything else the model can
-        // act on (invalid arguments included) is an `isError` result.
-        if result.outcome == Outcome::UnknownTool {
-            return Err(McpError::invalid_params(result.text(), None));
-        }
-        let encoded = match speaks_2026(&context) {
-            true => tools::call_result_2026(&result),
-            false => tools::call_result(&result),
-        };
-        encoded
-            .map(CallToolResponse::from)
-            .map_err(|error| McpError::internal_error(format!("cannot encode the result: {error}"), None))
+    ) -> impl Future<Output = Result<CallToolResponse, McpError>> + MaybeSendFuture + '_ {
+        Box::pin(self.answer_call(request, context))
     }
 
     async fn get_task(
@@ -635,18 +650,24 @@ impl ServerHandler for McpHandler {
         Some(accepted)
     }
 
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+    fn listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> impl Future<Output = Result<(), McpError>> + MaybeSendFuture + '_ {
+        // Boxed, so that every request's task is not as large as this one (see `call_tool`).
         let mut changes = self.changes.clone();
-        loop {
-            tokio::select! {
-                () = context.cancelled() => return Ok(()),
-                alive = changes.changed() => {
-                    if !alive || context.sink().notify_tool_list_changed().await.is_err() {
-                        return Ok(());
+        Box::pin(async move {
+            loop {
+                tokio::select! {
+                    () = context.cancelled() => return Ok(()),
+                    alive = changes.changed() => {
+                        if !alive || context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
                     }
                 }
             }
-        }
+        })
     }
 }
 

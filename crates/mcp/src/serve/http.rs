@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::ServeError;
 use super::handler::McpHandler;
 use super::http_auth::{self, HttpOptions};
-use super::own_requests::SessionsWithoutProgressTokens;
+use super::http_sessions::HttpSessions;
 #[cfg(feature = "oauth")]
 use crate::oauth::resource::guard::{CloseSession, Guard, metadata_routes};
 
@@ -90,7 +90,7 @@ impl McpHandler {
         // to one place.
         let instance = instance_id();
         let session_numbers = AtomicU64::new(0);
-        let sessions: Arc<Sessions> = Arc::new(SessionsWithoutProgressTokens(LocalSessionManager::default()));
+        let sessions: Arc<Sessions> = Arc::new(HttpSessions::new(LocalSessionManager::default()));
         let service = StreamableHttpService::new(
             move || {
                 let number = session_numbers.fetch_add(1, Ordering::Relaxed) + 1;
@@ -147,8 +147,8 @@ fn session_closer(sessions: Arc<Sessions>) -> Arc<CloseSession> {
     })
 }
 
-/// The sessions of streamable HTTP, each sending our requests without progress tokens.
-type Sessions = SessionsWithoutProgressTokens<LocalSessionManager>;
+/// The sessions of streamable HTTP: rmcp's, with what `http_sessions` adds.
+type Sessions = HttpSessions<LocalSessionManager>;
 
 /// Answers a session's `DELETE` with `200 OK` where rmcp answers `202 Accepted`.
 ///

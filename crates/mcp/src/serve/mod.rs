@@ -10,7 +10,8 @@
 //!
 //! - [`handler`]: [`McpHandler`], a registry as an rmcp server handler;
 //! - [`stdio`] and [`http`]: running it on the process's stdio or on streamable HTTP, with
-//!   [`http_auth`] deciding who may connect over HTTP and [`error`] why serving stopped;
+//!   [`http_auth`] deciding who may connect over HTTP, [`http_sessions`] what we add to
+//!   rmcp's sessions, and [`error`] why serving stopped;
 //! - [`client_caller`]: the client as a served call's caller, its [`notify`] queue, and
 //!   [`own_requests`], our requests to the client without progress tokens;
 //! - [`input_round`]: a call's questions answered in a later request (MCP 2026-07-28's
@@ -24,6 +25,7 @@ mod error;
 mod handler;
 mod http;
 pub(crate) mod http_auth;
+mod http_sessions;
 mod input_round;
 mod loaded_tools;
 mod notify;

@@ -19,6 +19,7 @@ mod oauth_resource;
 #[cfg(feature = "oauth")]
 mod oauth_tool_search;
 mod request_2026;
+mod request_ids;
 mod result_budget;
 mod revision_2026;
 mod serve;

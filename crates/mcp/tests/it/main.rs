@@ -23,6 +23,7 @@ mod request_ids;
 mod result_budget;
 mod revision_2026;
 mod serve;
+mod session_client;
 mod session_end;
 mod tasks;
 mod typescript_client;

@@ -11,7 +11,7 @@ use agent_tools_mcp::serve_http;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use crate::session_end::Session;
+use crate::session_client::Session;
 
 /// Long enough for any of these answers on a loaded machine; a response that has not
 /// come by then is one that never will.

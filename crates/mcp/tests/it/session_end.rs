@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use agent_tools_core::{ToolContext, ToolError, ToolRegistry, tool::DynamicTool};
 use agent_tools_mcp::serve_http;
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::session_client::Session;
 
 /// Starts `sleep` and kills it when the call's session ends; answers `pid=<pid>;`.
 fn start_sleeper() -> DynamicTool {
@@ -31,70 +33,14 @@ fn start_sleeper() -> DynamicTool {
     )
 }
 
-/// A client of one session, speaking JSON-RPC over plain HTTP requests (`request_ids`'s
-/// tests use it too).
-pub(crate) struct Session<'a> {
-    client: &'a reqwest::Client,
-    url: String,
-    id: String,
-}
-
-impl<'a> Session<'a> {
-    pub(crate) async fn open(client: &'a reqwest::Client, url: String) -> Self {
-        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "session-end", "version": "1"}}});
-        let response = post(client, &url, None, initialize).await;
-        let id = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-        let session = Self { client, url, id };
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        post(client, &session.url, Some(&session.id), initialized).await;
-        session
-    }
-
-    /// Sends `message` in the session and reads the whole response (for a request, an
-    /// event stream that ends with its response).
-    pub(crate) async fn send(&self, message: Value) -> String {
-        let response = post(self.client, &self.url, Some(&self.id), message).await;
-        response.text().await.unwrap()
-    }
-
-    /// Calls `start` and returns the pid of the process it started.
-    async fn start(&self) -> u32 {
-        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "start", "arguments": {}}});
-        let body = self.send(call).await;
-        let pid = body.split("pid=").nth(1).and_then(|rest| rest.split(';').next());
-        pid.and_then(|pid| pid.parse().ok())
-            .unwrap_or_else(|| panic!("no pid in {body}"))
-    }
-
-    async fn end(self) {
-        let ended = self
-            .client
-            .delete(&self.url)
-            .header("mcp-session-id", &self.id)
-            .header("mcp-protocol-version", "2025-11-25")
-            .send()
-            .await
-            .unwrap();
-        assert!(ended.status().is_success(), "{}", ended.status());
-    }
-}
-
-async fn post(client: &reqwest::Client, url: &str, session: Option<&str>, body: Value) -> reqwest::Response {
-    let mut request = client
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string());
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let response = request.send().await.unwrap();
-    assert!(response.status().is_success(), "{}", response.status());
-    response
+/// Calls `start` in `session` and returns the pid of the process it started.
+async fn start(session: &Session<'_>) -> u32 {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "start", "arguments": {}}});
+    let body = session.send(call).await;
+    let pid = body.split("pid=").nth(1).and_then(|rest| rest.split(';').next());
+    pid.and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {body}"))
 }
 
 /// Whether `pid` is a live `sleep` (not gone, not a zombie).
@@ -126,7 +72,7 @@ async fn a_sessions_delete_ends_what_its_tools_kept_for_it() {
     let client = reqwest::Client::new();
     let one = Session::open(&client, server.url()).await;
     let two = Session::open(&client, server.url()).await;
-    let (first, second) = (one.start().await, two.start().await);
+    let (first, second) = (start(&one).await, start(&two).await);
     assert!(sleeping(first) && sleeping(second));
     one.end().await;
     until_gone(first).await;

@@ -21,8 +21,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use futures_util::Stream;
 use futures_util::future::Either;
+use futures_util::{Stream, stream};
 use rmcp::ErrorData;
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcError, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::common::server_side_http::{ServerSseMessage, SessionId};
@@ -50,13 +50,13 @@ impl<M> HttpSessions<M> {
 struct InFlight(Mutex<HashSet<(SessionId, RequestId)>>);
 
 impl InFlight {
-    /// Marks the request in flight; `false` when it already was.
-    fn start(&self, key: &(SessionId, RequestId)) -> bool {
-        self.lock().insert(key.clone())
-    }
-
-    fn end(&self, key: &(SessionId, RequestId)) {
-        self.lock().remove(key);
+    /// Marks the request in flight until the mark is dropped; `None` when it already was.
+    fn start(self: &Arc<Self>, key: (SessionId, RequestId)) -> Option<InFlightMark> {
+        let fresh = self.lock().insert(key.clone());
+        fresh.then(|| InFlightMark {
+            in_flight: self.clone(),
+            key,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(SessionId, RequestId)>> {
@@ -65,11 +65,22 @@ impl InFlight {
     }
 }
 
-/// A response's stream, which ends its request's time in flight when it is dropped.
-struct Responding<S> {
-    stream: S,
+/// A request's place in [`InFlight`], given up when dropped.
+struct InFlightMark {
     in_flight: Arc<InFlight>,
     key: (SessionId, RequestId),
+}
+
+impl Drop for InFlightMark {
+    fn drop(&mut self) {
+        self.in_flight.lock().remove(&self.key);
+    }
+}
+
+/// A response's stream, holding its request's mark for as long as it is sent.
+struct Responding<S> {
+    stream: S,
+    _mark: Option<InFlightMark>,
 }
 
 impl<S: Stream + Unpin> Stream for Responding<S> {
@@ -77,12 +88,6 @@ impl<S: Stream + Unpin> Stream for Responding<S> {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
         Pin::new(&mut self.stream).poll_next(cx)
-    }
-}
-
-impl<S> Drop for Responding<S> {
-    fn drop(&mut self) {
-        self.in_flight.end(&self.key);
     }
 }
 
@@ -126,30 +131,21 @@ impl<M: SessionManager> SessionManager for HttpSessions<M> {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let JsonRpcMessage::Request(request) = &message else {
-            let stream = Box::pin(self.inner.create_stream(id, message).await?);
-            return Ok(Either::Left(Either::Left(stream)));
-        };
-        let key = (id.clone(), request.id.clone());
-        if !self.in_flight.start(&key) {
-            let refusal = futures_util::stream::iter([id_in_use(key.1)]);
-            return Ok(Either::Right(refusal));
-        }
-        // Marked before the request reaches the session, so that a duplicate arriving
-        // meanwhile is refused; unmarked again if the session does not take it.
-        let stream = match self.inner.create_stream(id, message).await {
-            Ok(stream) => Box::pin(stream),
-            Err(error) => {
-                self.in_flight.end(&key);
-                return Err(error);
+        // rmcp opens a stream for requests only; anything else goes through unmarked.
+        let mark = match &message {
+            JsonRpcMessage::Request(request) => {
+                let key = (id.clone(), request.id.clone());
+                match self.in_flight.start(key) {
+                    Some(mark) => Some(mark),
+                    None => return Ok(Either::Right(stream::iter([id_in_use(request.id.clone())]))),
+                }
             }
+            _ => None,
         };
-        let in_flight = self.in_flight.clone();
-        Ok(Either::Left(Either::Right(Responding {
-            stream,
-            in_flight,
-            key,
-        })))
+        // Marked before the request reaches the session, so that a duplicate arriving
+        // meanwhile is refused; the mark goes with an error, or with the response's stream.
+        let stream = Box::pin(self.inner.create_stream(id, message).await?);
+        Ok(Either::Left(Responding { stream, _mark: mark }))
     }
 
     fn accept_message(

@@ -17,6 +17,8 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::session_client::Session;
+
 /// Passes what the server sends on to the test.
 struct Observer {
     protocol: ProtocolVersion,
@@ -338,40 +340,13 @@ async fn requests_on_a_kept_alive_connection_are_answered_without_a_stall() {
             .pool_max_idle_per_host(1)
             .build()
             .unwrap();
-        let post = |body: Value, session: Option<String>| {
-            let mut request = client
-                .post(server.url())
-                .header("accept", "application/json, text/event-stream")
-                .header("content-type", "application/json")
-                .header("mcp-protocol-version", "2025-11-25")
-                .body(body.to_string());
-            if let Some(session) = session {
-                request = request.header("mcp-session-id", session);
-            }
-            async move {
-                let response = request.send().await.expect("the server answers");
-                assert!(response.status().is_success(), "{}", response.status());
-                let session = response
-                    .headers()
-                    .get("mcp-session-id")
-                    .and_then(|value| value.to_str().ok())
-                    .map(str::to_owned);
-                let body = response.text().await.expect("the whole answer");
-                (session, body)
-            }
-        };
-        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "keep-alive", "version": "1"}}});
-        let (session, _) = post(initialize, None).await;
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        post(initialized, session.clone()).await;
+        let session = Session::open(&client, server.url()).await;
         let mut latencies = Vec::new();
         for id in 1..=20 {
             let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                 "params": {"name": "echo", "arguments": {"text": "hi"}}});
             let started = std::time::Instant::now();
-            let (_, body) = post(call, session.clone()).await;
+            let body = session.send(call).await;
             latencies.push(started.elapsed());
             assert!(body.contains(r#"\"hi\""#), "{body}");
         }

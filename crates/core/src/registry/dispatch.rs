@@ -7,6 +7,7 @@
 //! Every step that can fail because of what a model sent ends the call with an error
 //! result that says what was wrong; none of them returns `Err` or panics.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -19,15 +20,17 @@ use super::call::CallOptions;
 use super::direct::CallArguments;
 use super::gate::{Gated, Refusal};
 use super::hook_chain::{Ended, Passed, Whose};
-use super::isolation::{Stopped, TimeLimit, run_isolated};
+use super::isolation::{Stopped, TimeLimit, run_isolated, start_tool};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
 use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::audit::AuditDetails;
-use crate::context::{CallCancellation, CallParts, PathsPinned};
+use crate::context::{CallCancellation, CallParts, PathsPinned, Principal};
+use crate::error::ToolError;
 use crate::policy::ToolRules;
 use crate::suggest;
+use crate::tool::BoxFuture;
 use crate::validation::InvalidArguments;
 use crate::{
     approval::PendingCall,
@@ -82,32 +85,139 @@ pub(super) struct Admitted<'a> {
     pub(super) audit_details: Option<AuditDetails>,
 }
 
+/// A call whose tool has started, with what its run and its end need.
+pub(super) struct Running<'a> {
+    entry: &'a Entry,
+    call_id: &'a str,
+    session_id: Option<Arc<str>>,
+    /// The arguments and principal the hooks after the call see; only when there are
+    /// hooks, and boxed since most registries have none.
+    kept: Option<Box<(Value, Option<Arc<Principal>>)>>,
+    budget: Option<ResultBudget>,
+    cancellation: Arc<CallCancellation>,
+    limit: Option<TimeLimit>,
+}
+
+/// A started tool's future, or how its start ended (`isolation.rs`).
+pub(super) type StartedTool<'a> = Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>;
+
+impl Running<'_> {
+    /// The started tool run isolated within the call's limits.
+    fn run<'s>(
+        &'s self,
+        tool: StartedTool<'s>,
+    ) -> impl Future<Output = Result<ToolOutput, Stopped>> + Send + 's {
+        let entry = self.entry;
+        run_isolated(
+            tool,
+            &self.cancellation,
+            self.limit,
+            entry.permits.clone(),
+            entry.cancel_grace,
+        )
+    }
+}
+
+/// How a run call ends: now, or after the hooks and the result budget (boxed, since most
+/// calls have neither).
+enum Ending<'a> {
+    Now(Finished),
+    Later(BoxFuture<'a, Finished>),
+}
+
 impl ToolRegistry {
     /// Runs one call. Never fails: unknown tools, bad arguments, tool errors, timeouts,
     /// cancellation and panics all come back as an error result for the model.
-    pub async fn call(&self, call: ToolCall) -> ToolResult {
-        let started = Instant::now();
-        let ToolCall {
-            id,
-            name,
-            arguments,
-            mut options,
-        } = call;
-        if options.session_id.is_none() {
-            options.session_id = self.session_id.clone();
+    ///
+    /// Used as an `async fn` is (`registry.call(call).await`); the future is `Send`.
+    //
+    // Written as an `async move` block and kept to one level of steps rather than a chain
+    // of `async fn`s: a call's future is moved whole at every step (and by its caller),
+    // an `async fn` keeps its arguments twice, and each awaited `async fn` is one more
+    // copy of everything it holds. The rare parts (the usual way to the arguments, hooks,
+    // budgets) are boxed.
+    #[allow(clippy::manual_async_fn)]
+    pub fn call(&self, mut call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
+        async move {
+            let started = Instant::now();
+            if call.options.session_id.is_none() {
+                call.options.session_id = self.session_id.clone();
+            }
+            let mut recorder =
+                AuditRecorder::begin(self.config(), started, &call.id, &call.name, &call.options);
+            if let Some(context) = recorder.span_context() {
+                call.options.trace_context = Some(context);
+            }
+            let finished = 'call: {
+                let (entry, rules) = match self.find(&call, &mut recorder) {
+                    Ok(found) => found,
+                    Err(finished) => break 'call *finished,
+                };
+                // Straight from the text when nothing needs the parsed value
+                // (`registry/direct/`); else, or when that read fails, the usual way.
+                let (arguments, repairs) = match self.direct_call(&entry, &call.arguments) {
+                    Some(direct) => (CallArguments::Direct(direct), Vec::new()),
+                    None => {
+                        let checked = Checked {
+                            entry: &entry,
+                            rules: rules.as_deref(),
+                            call_id: &call.id,
+                            name: &call.name,
+                        };
+                        // Nothing reads them after this step.
+                        let arguments =
+                            std::mem::replace(&mut call.arguments, ToolArguments::Value(Value::Null));
+                        let options = &mut call.options;
+                        match Box::pin(self.check_and_allow(checked, arguments, options, &mut recorder)).await
+                        {
+                            Ok((value, repairs)) => (CallArguments::Value(value), repairs),
+                            Err(finished) => break 'call finished,
+                        }
+                    }
+                };
+                let admitted = Admitted {
+                    entry: &entry,
+                    call_id: &call.id,
+                    started,
+                    options: std::mem::take(&mut call.options),
+                    audit_details: recorder.details(),
+                };
+                let (running, tool) = match self.start_admitted(admitted, arguments) {
+                    Ok(started) => started,
+                    Err(finished) => break 'call *finished,
+                };
+                // `finish_running`'s steps, here rather than awaited as one more future.
+                let run = running.run(tool).await;
+                let finished = match self.end_run(running, run) {
+                    Ending::Now(finished) => finished,
+                    Ending::Later(ending) => ending.await,
+                };
+                Finished { repairs, ..finished }
+            };
+            let (id, name) = (std::mem::take(&mut call.id), std::mem::take(&mut call.name));
+            let (result, storing) = self.result(started, id, name, finished, recorder);
+            if let Some(storing) = storing {
+                // Boxed: only sinks that store in the background have anything to wait for.
+                Box::pin(storing.wait()).await;
+            }
+            result
         }
-        let mut recorder = AuditRecorder::begin(self.config(), started, &id, &name, &options);
-        if let Some(context) = recorder.span_context() {
-            options.trace_context = Some(context);
-        }
-        let finished = self
-            .execute(started, &id, &name, arguments, options, &mut recorder)
-            .await;
-        let (result, storing) = self.result(started, id, name, finished, recorder);
-        if let Some(storing) = storing {
-            storing.wait().await;
-        }
-        result
+    }
+
+    /// The entry of the tool `call` names and the policy's rules for it, or the answer
+    /// for a tool the call does not know of.
+    fn find(
+        &self,
+        call: &ToolCall,
+        recorder: &mut AuditRecorder<'_>,
+    ) -> Result<(Entry, Option<Arc<ToolRules>>), Box<Finished>> {
+        // A tool the call may not know of is, for it, not registered (`visible.rs`).
+        let visibility = self.visibility_of(&call.options);
+        self.lookup_seen(&call.name, visibility).ok_or_else(|| {
+            recorder.raw_arguments(&call.arguments);
+            let message = self.unknown_tool_message(&call.name, visibility);
+            Box::new(Finished::failure(Outcome::UnknownTool, message))
+        })
     }
 
     /// The result of a finished call, cut to the output limit and recorded, and what the
@@ -157,55 +267,6 @@ impl ToolRegistry {
             .buffered(limit.max(1))
             .collect()
             .await
-    }
-
-    async fn execute(
-        &self,
-        started: Instant,
-        call_id: &str,
-        name: &str,
-        arguments: ToolArguments,
-        mut options: CallOptions,
-        recorder: &mut AuditRecorder<'_>,
-    ) -> Finished {
-        // A tool the call may not know of is, for it, not registered (`visible.rs`).
-        let visibility = self.visibility_of(&options);
-        let Some((entry, rules)) = self.lookup_seen(name, visibility) else {
-            recorder.raw_arguments(&arguments);
-            let message = self.unknown_tool_message(name, visibility);
-            return Finished::failure(Outcome::UnknownTool, message);
-        };
-        // Straight from the text when nothing needs the parsed value (`registry/direct/`);
-        // else, or when that read fails, the usual way from the same text.
-        let (arguments, repairs) = match self.direct_call(&entry, &arguments) {
-            Some(call) => (CallArguments::Direct(call), Vec::new()),
-            None => {
-                let checked = Checked {
-                    entry: &entry,
-                    rules: rules.as_deref(),
-                    call_id,
-                    name,
-                };
-                match self
-                    .check_and_allow(checked, arguments, &mut options, recorder)
-                    .await
-                {
-                    Ok((value, repairs)) => (CallArguments::Value(value), repairs),
-                    Err(finished) => return finished,
-                }
-            }
-        };
-        let admitted = Admitted {
-            entry: &entry,
-            call_id,
-            started,
-            options,
-            audit_details: recorder.details(),
-        };
-        Finished {
-            repairs,
-            ..self.run_admitted(admitted, arguments).await
-        }
     }
 
     /// The usual way to a call's arguments: parsed and repaired, recorded, validated,
@@ -299,13 +360,14 @@ impl ToolRegistry {
         }
     }
 
-    /// The rest of a call the policy let through: the session cap, the tool (isolated,
-    /// within its limits), the retry budget and the hooks after it.
-    pub(super) async fn run_admitted<'a>(
+    /// The start of a call the policy let through: the session cap, then its tool started
+    /// with its context. Synchronous, so that the future that then awaits the tool holds
+    /// only what [`Running`] keeps.
+    pub(super) fn start_admitted<'a>(
         &self,
         call: Admitted<'a>,
         arguments: CallArguments<'a>,
-    ) -> Finished {
+    ) -> Result<(Running<'a>, StartedTool<'a>), Box<Finished>> {
         let Admitted {
             entry,
             call_id,
@@ -313,22 +375,22 @@ impl ToolRegistry {
             mut options,
             audit_details,
         } = call;
-        let name = &*entry.name;
         let session_id = options.session_id.clone();
         if let Some(max) = self.config().max_calls_per_session
             && !self.config().session_calls.admit(session_id.as_ref(), max)
         {
+            let name = &entry.name;
             let message = format!(
                 "`{name}` was not run: this session has made {max} tool calls, the most it may \
                  make. Do not call tools again; answer with what you have, or tell the user."
             );
-            return Finished::failure(Outcome::Denied, message);
+            return Err(Box::new(Finished::failure(Outcome::Denied, message)));
         }
         // The hooks after the call see its arguments and principal; kept only when there
         // are hooks (and then the arguments are a value: `registry/direct/`).
         let kept = match &arguments {
             CallArguments::Value(value) if !self.config().hooks.is_empty() => {
-                Some((value.clone(), options.principal.clone()))
+                Some(Box::new((value.clone(), options.principal.clone())))
             }
             _ => None,
         };
@@ -355,36 +417,67 @@ impl ToolRegistry {
                 audit_details,
             )
             .with_result_budget(budget);
-        let permits = entry.permits.clone();
-        let run = run_isolated(
-            entry.tool.as_ref(),
-            arguments,
-            ctx,
-            &cancellation,
+        let running = Running {
+            entry,
+            call_id,
+            session_id,
+            kept,
+            budget,
+            cancellation,
             limit,
-            permits,
-            entry.cancel_grace,
-        )
-        .await;
+        };
+        Ok((running, start_tool(entry.tool.as_ref(), arguments, ctx)))
+    }
+
+    /// The rest of a started call: the tool run isolated within its limits, then
+    /// [`end_run`](Self::end_run).
+    pub(super) async fn finish_running(&self, running: Running<'_>, tool: StartedTool<'_>) -> Finished {
+        let run = running.run(tool).await;
+        match self.end_run(running, run) {
+            Ending::Now(finished) => finished,
+            Ending::Later(ending) => ending.await,
+        }
+    }
+
+    /// How a run call ends: its outcome and output through the retry budget, then the
+    /// hooks after it and the result budget, when the registry has them.
+    fn end_run<'a>(&'a self, running: Running<'a>, run: Result<ToolOutput, Stopped>) -> Ending<'a> {
+        let entry = running.entry;
         let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
-        let (outcome, mut output) = settle(name, run);
-        output = self.count_retries(entry, session_id.as_ref(), retried, output);
-        if let Some((arguments, principal)) = kept {
+        let (outcome, output) = settle(&entry.name, run);
+        let output = self.count_retries(entry, running.session_id.as_ref(), retried, output);
+        if running.kept.is_none() && running.budget.is_none() {
+            return Ending::Now(Finished {
+                outcome,
+                output,
+                repairs: Vec::new(),
+                pending: None,
+            });
+        }
+        Ending::Later(Box::pin(self.after_run(running, outcome, output)))
+    }
+
+    /// The hooks after a call and its result budget.
+    async fn after_run(&self, running: Running<'_>, outcome: Outcome, mut output: ToolOutput) -> Finished {
+        let entry = running.entry;
+        let session_id = running.session_id.as_deref();
+        if let Some(kept) = running.kept {
+            let (arguments, principal) = *kept;
             let whose = Whose {
-                call_id,
-                session_id: session_id.as_deref(),
+                call_id: running.call_id,
+                session_id,
                 principal: principal.as_deref(),
             };
-            output = Box::pin(self.after_hooks(entry, whose, &arguments, outcome, output)).await;
+            output = self.after_hooks(entry, whose, &arguments, outcome, output).await;
         }
-        if let Some(budget) = budget {
+        if let Some(budget) = running.budget {
             let whose = result_budget::Whose {
-                call_id,
-                tool: name,
-                session_id: session_id.as_deref(),
+                call_id: running.call_id,
+                tool: &entry.name,
+                session_id,
             };
             let overflow = self.config().result_overflow.as_deref();
-            output = Box::pin(result_budget::fit(budget, output, overflow, whose)).await;
+            output = result_budget::fit(budget, output, overflow, whose).await;
         }
         Finished {
             outcome,

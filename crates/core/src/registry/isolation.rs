@@ -39,84 +39,101 @@ pub(crate) struct TimeLimit {
     pub(crate) timeout: Duration,
 }
 
-/// Runs `tool` until it finishes, its deadline passes or its token is cancelled, catching
-/// panics. With a `cancel_grace` (the tool's, read from its spec at registration) the tool
-/// gets that long after a cancellation to return what it has (its token is cancelled at
-/// once); any other tool is dropped at once. With `permits`, the call first waits for
-/// one, inside the same limits.
-pub(crate) async fn run_isolated<'a>(
+/// Starts `tool` on `arguments`: the tool's future, or how the call ended when `call`
+/// itself panicked before returning one (hand-written tools can).
+///
+/// Kept apart from [`run_isolated`] so that the future awaiting the tool does not also
+/// hold the context and the arguments it was started with: a call's future is moved
+/// whole, so what it holds is copied at every step.
+pub(crate) fn start_tool<'a>(
     tool: &'a dyn Tool,
     arguments: CallArguments<'a>,
     ctx: ToolContext,
-    cancellation: &CallCancellation,
+) -> Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped> {
+    catch_unwind(AssertUnwindSafe(|| arguments.start(tool, ctx)))
+        .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))
+}
+
+/// Runs a started tool (see [`start_tool`]) until it finishes, its deadline passes or its token is cancelled,
+/// catching panics. With a `cancel_grace` (the tool's, read from its spec at
+/// registration) the tool gets that long after a cancellation to return what it has (its
+/// token is cancelled at once); any other tool is dropped at once. With `permits`, the
+/// call first waits for one, inside the same limits.
+#[allow(clippy::manual_async_fn)]
+pub(crate) fn run_isolated<'a>(
+    started: Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>,
+    cancellation: &'a CallCancellation,
     limit: Option<TimeLimit>,
     permits: Option<Arc<Semaphore>>,
     cancel_grace: Option<Duration>,
-) -> Result<ToolOutput, Stopped> {
-    // `call` itself may panic before returning its future (hand-written tools).
-    let call = catch_unwind(AssertUnwindSafe(|| arguments.start(tool, ctx)))
-        .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))?;
-    let future: BoxFuture<'a, Result<ToolOutput, ToolError>> = match permits {
-        None => call,
-        // Waiting for a permit is inside the limits below: a timeout or a cancellation
-        // ends the wait like it ends the tool. The semaphore is never closed. Only tools
-        // with a limit pay for the extra future.
-        Some(permits) => Box::pin(async move {
-            let _permit = permits.acquire_owned().await.ok();
-            call.await
-        }),
-    };
-    let mut future = pin!(AssertUnwindSafe(future).catch_unwind());
-    // Only the caller can cancel a call from outside; without its token there is nothing
-    // to watch.
-    let mut cancelled = pin!(cancellation.parent().map(CancellationToken::cancelled));
-    // The timers are created when first needed: most tools finish on their first poll,
-    // and then never pay for a timer registration.
-    let mut sleep: Option<Pin<Box<Sleep>>> = None;
-    let mut winding_down: Option<Pin<Box<Sleep>>> = None;
-    let outcome = poll_fn(|cx| {
-        if let Poll::Ready(outcome) = future.as_mut().poll(cx) {
-            return Poll::Ready(Ok(outcome));
-        }
-        if let Some(grace) = winding_down.as_mut() {
-            return match grace.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(Stopped::Cancelled)),
-                Poll::Pending => Poll::Pending,
-            };
-        }
-        if let Some(cancelled) = cancelled.as_mut().as_pin_mut()
-            && cancelled.poll(cx).is_ready()
-        {
-            let Some(grace) = cancel_grace else {
-                return Poll::Ready(Err(Stopped::Cancelled));
-            };
-            // Tell the tool, and give it `grace` to return what it has.
-            cancellation.cancel();
-            let mut grace = Box::pin(tokio::time::sleep(grace));
-            if grace.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Err(Stopped::Cancelled));
+) -> impl Future<Output = Result<ToolOutput, Stopped>> + Send + 'a {
+    // An `async move` block: an `async fn` would keep its arguments twice in the future,
+    // which is moved whole with every call.
+    async move {
+        // A tool whose start panicked ends here.
+        let call = started?;
+        let future: BoxFuture<'a, Result<ToolOutput, ToolError>> = match permits {
+            None => call,
+            // Waiting for a permit is inside the limits below: a timeout or a cancellation
+            // ends the wait like it ends the tool. The semaphore is never closed. Only tools
+            // with a limit pay for the extra future.
+            Some(permits) => Box::pin(async move {
+                let _permit = permits.acquire_owned().await.ok();
+                call.await
+            }),
+        };
+        let mut future = pin!(AssertUnwindSafe(future).catch_unwind());
+        // Only the caller can cancel a call from outside; without its token there is nothing
+        // to watch.
+        let mut cancelled = pin!(cancellation.parent().map(CancellationToken::cancelled));
+        // The timers are created when first needed: most tools finish on their first poll,
+        // and then never pay for a timer registration.
+        let mut sleep: Option<Pin<Box<Sleep>>> = None;
+        let mut winding_down: Option<Pin<Box<Sleep>>> = None;
+        let outcome = poll_fn(|cx| {
+            if let Poll::Ready(outcome) = future.as_mut().poll(cx) {
+                return Poll::Ready(Ok(outcome));
             }
-            winding_down = Some(grace);
-            return Poll::Pending;
-        }
-        if let Some(limit) = limit {
-            let deadline = tokio::time::Instant::from_std(limit.deadline);
-            let sleep = sleep.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-            if sleep.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Err(Stopped::TimedOut(limit.timeout)));
+            if let Some(grace) = winding_down.as_mut() {
+                return match grace.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(Stopped::Cancelled)),
+                    Poll::Pending => Poll::Pending,
+                };
             }
+            if let Some(cancelled) = cancelled.as_mut().as_pin_mut()
+                && cancelled.poll(cx).is_ready()
+            {
+                let Some(grace) = cancel_grace else {
+                    return Poll::Ready(Err(Stopped::Cancelled));
+                };
+                // Tell the tool, and give it `grace` to return what it has.
+                cancellation.cancel();
+                let mut grace = Box::pin(tokio::time::sleep(grace));
+                if grace.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Err(Stopped::Cancelled));
+                }
+                winding_down = Some(grace);
+                return Poll::Pending;
+            }
+            if let Some(limit) = limit {
+                let deadline = tokio::time::Instant::from_std(limit.deadline);
+                let sleep = sleep.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+                if sleep.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Err(Stopped::TimedOut(limit.timeout)));
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        match outcome {
+            Err(stopped) => {
+                // Work the tool handed to other tasks with its token stops too.
+                cancellation.cancel();
+                Err(stopped)
+            }
+            Ok(Err(payload)) => Err(Stopped::Panicked(panic_message(payload.as_ref()))),
+            Ok(Ok(result)) => result.map_err(Stopped::Failed),
         }
-        Poll::Pending
-    })
-    .await;
-    match outcome {
-        Err(stopped) => {
-            // Work the tool handed to other tasks with its token stops too.
-            cancellation.cancel();
-            Err(stopped)
-        }
-        Ok(Err(payload)) => Err(Stopped::Panicked(panic_message(payload.as_ref()))),
-        Ok(Ok(result)) => result.map_err(Stopped::Failed),
     }
 }
 

@@ -142,7 +142,9 @@ pub(crate) struct Config {
 #[derive(Clone, Default)]
 struct ToolTable {
     entries: Vec<Entry>,
-    index: HashMap<Arc<str>, usize>,
+    /// Hashed with foldhash, not SipHash: it is looked up on every call, and its keys are
+    /// the registered names, so a model's names only look up and cannot flood it.
+    index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
     /// Parallel to `entries`; empty without a policy.
     rules: Vec<Arc<ToolRules>>,
     /// Parallel to `entries`: whether each is deferred.

@@ -146,6 +146,9 @@ impl ToolRegistry {
             options,
             audit_details: recorder.details(),
         };
-        self.run_admitted(admitted, CallArguments::Value(arguments)).await
+        match self.start_admitted(admitted, CallArguments::Value(arguments)) {
+            Ok((running, tool)) => self.finish_running(running, tool).await,
+            Err(finished) => *finished,
+        }
     }
 }

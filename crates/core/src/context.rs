@@ -77,7 +77,7 @@ impl ToolContext {
             tool_name: Some(call.tool_name),
             principal: call.principal,
             trace_context: call.trace_context,
-            result_budget: None,
+            result_budget: call.result_budget,
             audit_details: call.audit_details,
         }
     }
@@ -515,6 +515,7 @@ pub(crate) struct CallParts {
     pub(crate) caller: Option<Arc<dyn Caller>>,
     pub(crate) principal: Option<Arc<Principal>>,
     pub(crate) trace_context: Option<Arc<TraceContext>>,
+    pub(crate) result_budget: Option<ResultBudget>,
     pub(crate) audit_details: Option<AuditDetails>,
 }
 
@@ -579,7 +580,9 @@ impl CallCancellation {
 /// ```
 #[derive(Clone, Default)]
 pub struct Extensions {
-    map: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// Hashed with foldhash, not SipHash: a call looks values up by type several times,
+    /// and the keys are the program's own types, which no input can choose.
+    map: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>, foldhash::fast::RandomState>>,
 }
 
 impl Extensions {

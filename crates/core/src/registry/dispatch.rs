@@ -407,16 +407,23 @@ impl ToolRegistry {
             });
         let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let ctx = self
-            .context(
-                entry,
-                call_id,
-                options,
-                limit,
-                cancellation.clone(),
-                audit_details,
-            )
-            .with_result_budget(budget);
+        let config = self.config();
+        let ctx = ToolContext::for_call(CallParts {
+            session_end: config.sessions.token(options.session_id.as_ref()),
+            session_id: options.session_id,
+            call_id: call_id.into(),
+            tool_name: entry.name.clone(),
+            cancellation: cancellation.clone(),
+            deadline: limit.map(|limit| limit.deadline),
+            extensions: config.extensions.clone(),
+            call_extensions: options.extensions,
+            progress: options.progress,
+            caller: options.caller.or_else(|| config.caller.clone()),
+            principal: options.principal,
+            trace_context: options.trace_context,
+            result_budget: budget,
+            audit_details,
+        });
         let running = Running {
             entry,
             call_id,
@@ -531,32 +538,6 @@ impl ToolRegistry {
              The last answer was: {}",
             output.text_content()
         ))
-    }
-
-    fn context(
-        &self,
-        entry: &Entry,
-        call_id: &str,
-        options: CallOptions,
-        limit: Option<TimeLimit>,
-        cancellation: Arc<CallCancellation>,
-        audit_details: Option<AuditDetails>,
-    ) -> ToolContext {
-        ToolContext::for_call(CallParts {
-            session_end: self.config().sessions.token(options.session_id.as_ref()),
-            session_id: options.session_id,
-            call_id: call_id.into(),
-            tool_name: entry.name.clone(),
-            cancellation,
-            deadline: limit.map(|limit| limit.deadline),
-            extensions: self.config().extensions.clone(),
-            call_extensions: options.extensions,
-            progress: options.progress,
-            caller: options.caller.or_else(|| self.config().caller.clone()),
-            principal: options.principal,
-            trace_context: options.trace_context,
-            audit_details,
-        })
     }
 
     fn unknown_tool_message(&self, name: &str, visibility: Option<&ToolVisibility>) -> String {

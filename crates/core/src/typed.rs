@@ -175,7 +175,10 @@ impl<T: TypedTool> Tool for T {
 /// The spec of a typed tool, built on first use and kept for the life of the process (one
 /// per tool type, so the memory is bounded by the program's tool types).
 fn spec_of<T: TypedTool>() -> &'static ToolSpec {
-    static SPECS: OnceLock<RwLock<HashMap<TypeId, &'static ToolSpec>>> = OnceLock::new();
+    // foldhash, not SipHash: this is looked up at every call of a typed tool, and its keys
+    // are the program's own types.
+    type Specs = HashMap<TypeId, &'static ToolSpec, foldhash::fast::RandomState>;
+    static SPECS: OnceLock<RwLock<Specs>> = OnceLock::new();
     let specs = SPECS.get_or_init(Default::default);
     let key = TypeId::of::<T>();
     if let Some(spec) = specs.read().unwrap_or_else(PoisonError::into_inner).get(&key) {

@@ -285,14 +285,9 @@ impl ToolRegistry {
             call_id,
             name,
         } = checked;
-        recorder.argument_bytes(entry.tool.spec().meta.audit_argument_bytes);
-        let freeform = entry
-            .tool
-            .spec()
-            .meta
-            .freeform
-            .as_ref()
-            .map(|form| form.argument.as_str());
+        let meta = &entry.tool.spec().meta;
+        recorder.argument_bytes(meta.audit_argument_bytes);
+        let freeform = meta.freeform.as_ref().map(|form| form.argument.as_str());
         let ParsedArguments { value, repairs } = match arguments::parse(arguments, freeform) {
             Ok(parsed) => parsed,
             Err(rejected) => {

@@ -20,14 +20,13 @@ use super::call::CallOptions;
 use super::direct::CallArguments;
 use super::gate::{Gated, Refusal};
 use super::hook_chain::{Ended, Passed, Whose};
-use super::isolation::{Stopped, TimeLimit, run_isolated, start_tool};
+use super::isolation::{StartedTool, Stopped, TimeLimit, run_isolated, start_tool};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
 use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::audit::AuditDetails;
 use crate::context::{CallCancellation, CallParts, PathsPinned, Principal};
-use crate::error::ToolError;
 use crate::policy::ToolRules;
 use crate::suggest;
 use crate::tool::BoxFuture;
@@ -98,9 +97,6 @@ pub(super) struct Running<'a> {
     limit: Option<TimeLimit>,
 }
 
-/// A started tool's future, or how its start ended (`isolation.rs`).
-pub(super) type StartedTool<'a> = Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>;
-
 impl Running<'_> {
     /// The started tool run isolated within the call's limits.
     fn run<'s>(
@@ -118,8 +114,8 @@ impl Running<'_> {
     }
 }
 
-/// How a run call ends: now, or after the hooks and the result budget (boxed, since most
-/// calls have neither).
+/// How a call whose tool has run ends: now, or after the hooks and the result budget
+/// (boxed, since most calls have neither).
 enum Ending<'a> {
     Now(Finished),
     Later(BoxFuture<'a, Finished>),
@@ -402,23 +398,6 @@ impl ToolRegistry {
             });
         let budget = self.result_budget(entry, &options);
         let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
-        let config = self.config();
-        let ctx = ToolContext::for_call(CallParts {
-            session_end: config.sessions.token(options.session_id.as_ref()),
-            session_id: options.session_id,
-            call_id: call_id.into(),
-            tool_name: entry.name.clone(),
-            cancellation: cancellation.clone(),
-            deadline: limit.map(|limit| limit.deadline),
-            extensions: config.extensions.clone(),
-            call_extensions: options.extensions,
-            progress: options.progress,
-            caller: options.caller.or_else(|| config.caller.clone()),
-            principal: options.principal,
-            trace_context: options.trace_context,
-            result_budget: budget,
-            audit_details,
-        });
         let running = Running {
             entry,
             call_id,
@@ -428,6 +407,7 @@ impl ToolRegistry {
             cancellation,
             limit,
         };
+        let ctx = self.context(&running, options, audit_details);
         Ok((running, start_tool(entry.tool.as_ref(), arguments, ctx)))
     }
 
@@ -441,8 +421,8 @@ impl ToolRegistry {
         }
     }
 
-    /// How a run call ends: its outcome and output through the retry budget, then the
-    /// hooks after it and the result budget, when the registry has them.
+    /// How a call whose tool has run ends: its outcome and output through the retry
+    /// budget, then the hooks after it and the result budget, when the registry has them.
     fn end_run<'a>(&'a self, running: Running<'a>, run: Result<ToolOutput, Stopped>) -> Ending<'a> {
         let entry = running.entry;
         let retried = matches!(&run, Err(Stopped::Failed(error)) if error.kind() == ToolErrorKind::Retry);
@@ -533,6 +513,32 @@ impl ToolRegistry {
              The last answer was: {}",
             output.text_content()
         ))
+    }
+
+    /// The context the tool of `running` runs with.
+    fn context(
+        &self,
+        running: &Running<'_>,
+        options: CallOptions,
+        audit_details: Option<AuditDetails>,
+    ) -> ToolContext {
+        let config = self.config();
+        ToolContext::for_call(CallParts {
+            session_end: config.sessions.token(options.session_id.as_ref()),
+            session_id: options.session_id,
+            call_id: running.call_id.into(),
+            tool_name: running.entry.name.clone(),
+            cancellation: running.cancellation.clone(),
+            deadline: running.limit.map(|limit| limit.deadline),
+            extensions: config.extensions.clone(),
+            call_extensions: options.extensions,
+            progress: options.progress,
+            caller: options.caller.or_else(|| config.caller.clone()),
+            principal: options.principal,
+            trace_context: options.trace_context,
+            result_budget: running.budget,
+            audit_details,
+        })
     }
 
     fn unknown_tool_message(&self, name: &str, visibility: Option<&ToolVisibility>) -> String {

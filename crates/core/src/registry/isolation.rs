@@ -39,8 +39,11 @@ pub(crate) struct TimeLimit {
     pub(crate) timeout: Duration,
 }
 
-/// Starts `tool` on `arguments`: the tool's future, or how the call ended when `call`
-/// itself panicked before returning one (hand-written tools can).
+/// A started tool's future, or how the call ended when the tool's `call` itself panicked
+/// before returning one (hand-written tools can).
+pub(crate) type StartedTool<'a> = Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>;
+
+/// Starts `tool` on `arguments`.
 ///
 /// Kept apart from [`run_isolated`] so that the future awaiting the tool does not also
 /// hold the context and the arguments it was started with: a call's future is moved
@@ -49,19 +52,19 @@ pub(crate) fn start_tool<'a>(
     tool: &'a dyn Tool,
     arguments: CallArguments<'a>,
     ctx: ToolContext,
-) -> Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped> {
+) -> StartedTool<'a> {
     catch_unwind(AssertUnwindSafe(|| arguments.start(tool, ctx)))
         .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))
 }
 
-/// Runs a started tool (see [`start_tool`]) until it finishes, its deadline passes or its token is cancelled,
-/// catching panics. With a `cancel_grace` (the tool's, read from its spec at
-/// registration) the tool gets that long after a cancellation to return what it has (its
-/// token is cancelled at once); any other tool is dropped at once. With `permits`, the
-/// call first waits for one, inside the same limits.
+/// Runs a started tool (see [`start_tool`]) until it finishes, its deadline passes or its
+/// token is cancelled, catching panics. With a `cancel_grace` (the tool's, read from its
+/// spec at registration) the tool gets that long after a cancellation to return what it
+/// has (its token is cancelled at once); any other tool is dropped at once. With
+/// `permits`, the call first waits for one, inside the same limits.
 #[allow(clippy::manual_async_fn)]
 pub(crate) fn run_isolated<'a>(
-    started: Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>,
+    started: StartedTool<'a>,
     cancellation: &'a CallCancellation,
     limit: Option<TimeLimit>,
     permits: Option<Arc<Semaphore>>,

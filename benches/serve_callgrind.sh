@@ -48,7 +48,7 @@ measure() {
     wait_ready "$port" 600
     # Counted from here: the start-up and the first `initialize` are not a call's work.
     callgrind_control --zero "$server" >/dev/null 2>&1
-    run_wrk 1 4 benches/serve_load/call.lua "http://127.0.0.1:$port/mcp" "$CALLS" echo '{"message":"hello"}' "" >/dev/null
+    run_wrk 1 4 benches/serve_load/call.lua "http://127.0.0.1:$port/mcp" "$CALLS" echo "$echo_arguments" "" >/dev/null
     callgrind_control --dump "$server" >/dev/null 2>&1
     kill "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true

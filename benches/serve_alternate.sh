@@ -23,13 +23,7 @@ if ! command -v wrk >/dev/null; then
     exit 1
 fi
 build_servers
-scratch=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
+clean_up_on_exit
 
 mkdir -p "$scratch/workspace"
 ours_port=$(free_port)

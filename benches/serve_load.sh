@@ -54,13 +54,7 @@ if [ ! -d "$tools/npm/node_modules/@modelcontextprotocol/sdk" ]; then
 fi
 build_servers
 
-scratch=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
+clean_up_on_exit
 
 # Opens a session on the server on port $1 and prints its id.
 open_session() {

@@ -1,7 +1,9 @@
 # What benches/serve_load.sh, serve_alternate.sh and serve_callgrind.sh share, sourced
 # from the repository's root: the servers they build, the `echo` call, a process's CPU
-# time, a free loopback port, posting a JSON-RPC message, waiting for a server to answer,
-# and running wrk until its threads have sent their share. Each script sets `scratch` (a temporary directory) before running wrk.
+# time, a scratch directory and servers cleaned up on exit, a free loopback port, posting
+# a JSON-RPC message, waiting for a server to answer, and running wrk until its threads
+# have sent their share. Each script sets `scratch` (a temporary directory) before
+# running wrk.
 
 python=target/py-tools/bin/python
 # Ours (the command line as shipped plus `echo`) and rmcp's own server, built in release.
@@ -22,6 +24,14 @@ echo_arguments='{"message":"hello"}'
 # The CPU seconds (user + system) process $1 has used.
 cpu_seconds() {
     awk -v tick="$(getconf CLK_TCK)" '{ print ($14 + $15) / tick }' "/proc/$1/stat"
+}
+
+# Makes `scratch`, a temporary directory, and `pids`, the servers started in the
+# background; on exit the servers are stopped and the directory removed.
+clean_up_on_exit() {
+    scratch=$(mktemp -d)
+    pids=()
+    trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$scratch"' EXIT
 }
 
 free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

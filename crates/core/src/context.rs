@@ -6,7 +6,7 @@ pub use tokio_util::sync::CancellationToken;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::{self, Either};
@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::{
     audit::AuditDetails,
+    call_state::{CallCancellation, CallState},
     caller::{
         Caller, CallerError, ElicitAction, ElicitRequest, ElicitResponse, Elicited, InputRequest,
         InputResponse, LogLevel, LogMessage, Root, SamplingRequest, SamplingResponse,
@@ -36,8 +37,8 @@ pub struct ToolContext {
     session_id: Option<Arc<str>>,
     /// Cancelled when the call's session ends; `None` outside a registry.
     session_end: Option<Arc<CancellationToken>>,
-    call_id: Arc<str>,
-    cancellation: Arc<CallCancellation>,
+    /// The call's id and cancellation, shared with the registry running it.
+    call: Arc<CallState>,
     deadline: Option<Instant>,
     extensions: Extensions,
     call_extensions: Option<Extensions>,
@@ -55,8 +56,9 @@ impl ToolContext {
     /// A context for a call with the given id and nothing else; for calling tools directly
     /// (tests, custom dispatchers).
     pub fn new(call_id: impl Into<Arc<str>>) -> Self {
+        let call_id: Arc<str> = call_id.into();
         Self {
-            call_id: call_id.into(),
+            call: Arc::new(CallState::new(&call_id, CallCancellation::default())),
             ..Self::default()
         }
     }
@@ -67,8 +69,7 @@ impl ToolContext {
         Self {
             session_id: call.session_id,
             session_end: Some(call.session_end),
-            call_id: call.call_id,
-            cancellation: call.cancellation,
+            call: call.call,
             deadline: call.deadline,
             extensions: call.extensions,
             call_extensions: call.call_extensions,
@@ -97,10 +98,8 @@ impl ToolContext {
 
     /// Uses this cancellation token.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Arc::new(CallCancellation {
-            token: OnceLock::from(token),
-            parent: None,
-        });
+        let cancellation = CallCancellation::of_token(token);
+        self.call = Arc::new(CallState::new(self.call.id(), cancellation));
         self
     }
 
@@ -210,17 +209,17 @@ impl ToolContext {
 
     /// The provider's id for this call (e.g. `call_abc123`).
     pub fn call_id(&self) -> &str {
-        &self.call_id
+        self.call.id()
     }
 
     /// The call's cancellation token; cancelled on timeout or when the caller cancels.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation.token()
+        self.call.cancellation().token()
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.call.cancellation().is_cancelled()
     }
 
     /// Completes when the call is cancelled; use in `tokio::select!`.
@@ -488,7 +487,7 @@ impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("session_id", &self.session_id)
-            .field("call_id", &self.call_id)
+            .field("call_id", &self.call_id())
             .field("cancelled", &self.is_cancelled())
             .field("deadline", &self.deadline)
             .field("principal", &self.principal)
@@ -505,9 +504,8 @@ pub(crate) struct PathsPinned;
 pub(crate) struct CallParts {
     pub(crate) session_id: Option<Arc<str>>,
     pub(crate) session_end: Arc<CancellationToken>,
-    pub(crate) call_id: Arc<str>,
+    pub(crate) call: Arc<CallState>,
     pub(crate) tool_name: Arc<str>,
-    pub(crate) cancellation: Arc<CallCancellation>,
     pub(crate) deadline: Option<Instant>,
     pub(crate) extensions: Extensions,
     pub(crate) call_extensions: Option<Extensions>,
@@ -517,54 +515,6 @@ pub(crate) struct CallParts {
     pub(crate) trace_context: Option<Arc<TraceContext>>,
     pub(crate) result_budget: Option<ResultBudget>,
     pub(crate) audit_details: Option<AuditDetails>,
-}
-
-/// A call's cancellation, shared by the registry and the tool's context.
-///
-/// The token is created only when someone needs it — the tool asks for it, or the registry
-/// cancels the call — because most calls finish without either, and a token costs an
-/// allocation and a lock per clone and drop. A token created later is still correct: it
-/// derives from the caller's token, and cancelling goes through the same `OnceLock`.
-#[derive(Debug, Default)]
-pub(crate) struct CallCancellation {
-    token: OnceLock<CancellationToken>,
-    /// The caller's token, if the call came with one.
-    parent: Option<CancellationToken>,
-}
-
-impl CallCancellation {
-    /// Cancellation derived from the caller's token, if any.
-    pub(crate) fn new(parent: Option<CancellationToken>) -> Self {
-        Self {
-            token: OnceLock::new(),
-            parent,
-        }
-    }
-
-    /// The call's token, created on first use.
-    pub(crate) fn token(&self) -> &CancellationToken {
-        self.token.get_or_init(|| match &self.parent {
-            Some(parent) => parent.child_token(),
-            None => CancellationToken::new(),
-        })
-    }
-
-    /// The caller's token, which the registry watches while the tool runs.
-    pub(crate) fn parent(&self) -> Option<&CancellationToken> {
-        self.parent.as_ref()
-    }
-
-    /// Cancels the call (and anything the tool derived from its token).
-    pub(crate) fn cancel(&self) {
-        self.token().cancel();
-    }
-
-    fn is_cancelled(&self) -> bool {
-        match self.token.get() {
-            Some(token) => token.is_cancelled(),
-            None => self.parent.as_ref().is_some_and(CancellationToken::is_cancelled),
-        }
-    }
 }
 
 /// A typed map of application state (database pools, clients, configuration) that tools
@@ -697,38 +647,6 @@ mod tests {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].message.as_deref(), Some("half"));
-    }
-
-    #[test]
-    fn cancellation_follows_the_callers_token_however_late_it_is_created() {
-        let parent = CancellationToken::new();
-        let early = CallCancellation::new(Some(parent.clone()));
-        let early_token = early.token().clone();
-        let late = CallCancellation::new(Some(parent.clone()));
-        assert!(!late.is_cancelled());
-        parent.cancel();
-        assert!(early_token.is_cancelled());
-        assert!(
-            late.is_cancelled(),
-            "seen through the parent before the token exists"
-        );
-        assert!(
-            late.token().is_cancelled(),
-            "a token made after the cancel starts cancelled"
-        );
-    }
-
-    #[test]
-    fn cancelling_a_call_leaves_the_callers_token_alone() {
-        let parent = CancellationToken::new();
-        let call = CallCancellation::new(Some(parent.clone()));
-        call.cancel();
-        assert!(call.is_cancelled());
-        assert!(!parent.is_cancelled());
-        let ctx = ToolContext::new("c").with_cancellation(CancellationToken::new());
-        assert!(!ctx.is_cancelled());
-        ctx.cancellation().cancel();
-        assert!(ctx.is_cancelled());
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod __private;
 mod append;
 pub mod approval;
 pub mod audit;
+mod call_state;
 pub mod caller;
 pub mod context;
 pub mod dialect;

@@ -163,11 +163,9 @@ impl<T: TypedTool> Tool for T {
             return None;
         }
         let args = T::Args::__from_json_text(text)?;
-        Some(DirectCall::new(move |ctx| {
-            Box::pin(async move {
-                let output = self.run(args, &ctx).await?;
-                Ok(output.into_tool_output())
-            })
+        Some(DirectCall::new(args, move |args, ctx| async move {
+            let output = self.run(args, &ctx).await?;
+            Ok(output.into_tool_output())
         }))
     }
 }

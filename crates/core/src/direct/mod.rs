@@ -34,35 +34,13 @@
 //! same message naming every problem. The registry decides when nothing else in the call
 //! needs the parsed value (`registry/direct/`).
 
+mod call;
 pub(crate) mod plain;
+
+pub use call::DirectCall;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-
-use crate::context::ToolContext;
-use crate::error::ToolError;
-use crate::output::ToolOutput;
-use crate::tool::BoxFuture;
-
-/// A call whose arguments were deserialized straight from the JSON text: what is left is
-/// to give it its context and run it. Not public API.
-pub struct DirectCall<'a>(
-    Box<dyn FnOnce(ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> + Send + 'a>,
-);
-
-impl<'a> DirectCall<'a> {
-    /// A call that runs `run` with the call's context.
-    pub(crate) fn new(
-        run: impl FnOnce(ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> + Send + 'a,
-    ) -> Self {
-        Self(Box::new(run))
-    }
-
-    /// Starts the call, as [`Tool::call`](crate::tool::Tool::call) does.
-    pub(crate) fn call(self, ctx: ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        (self.0)(ctx)
-    }
-}
 
 /// `T` read from `text` when the text is one JSON object that `T` reads without an error;
 /// `None` for anything else, which the usual path then reports.

@@ -26,7 +26,8 @@ use super::recorder::{AuditRecorder, Storing};
 use super::result_budget;
 use super::{Entry, ToolArguments, ToolCall, ToolRegistry, ToolResult};
 use crate::audit::AuditDetails;
-use crate::context::{CallCancellation, CallParts, PathsPinned, Principal};
+use crate::call_state::{CallCancellation, CallState};
+use crate::context::{CallParts, PathsPinned, Principal};
 use crate::policy::ToolRules;
 use crate::suggest;
 use crate::tool::BoxFuture;
@@ -93,7 +94,8 @@ pub(super) struct Running<'a> {
     /// hooks, and boxed since most registries have none.
     kept: Option<Box<(Value, Option<Arc<Principal>>)>>,
     budget: Option<ResultBudget>,
-    cancellation: Arc<CallCancellation>,
+    /// The call's id and cancellation, shared with the tool's context.
+    call: Arc<CallState>,
     limit: Option<TimeLimit>,
 }
 
@@ -106,7 +108,7 @@ impl Running<'_> {
         let entry = self.entry;
         run_isolated(
             tool,
-            &self.cancellation,
+            self.call.cancellation(),
             self.limit,
             entry.permits.clone(),
             entry.cancel_grace,
@@ -397,14 +399,14 @@ impl ToolRegistry {
                 })
             });
         let budget = self.result_budget(entry, &options);
-        let cancellation = Arc::new(CallCancellation::new(options.cancellation.take()));
+        let state = CallState::new(call_id, CallCancellation::new(options.cancellation.take()));
         let running = Running {
             entry,
             call_id,
             session_id,
             kept,
             budget,
-            cancellation,
+            call: Arc::new(state),
             limit,
         };
         let ctx = self.context(&running, options, audit_details);
@@ -526,9 +528,8 @@ impl ToolRegistry {
         ToolContext::for_call(CallParts {
             session_end: config.sessions.token(options.session_id.as_ref()),
             session_id: options.session_id,
-            call_id: running.call_id.into(),
+            call: running.call.clone(),
             tool_name: running.entry.name.clone(),
-            cancellation: running.cancellation.clone(),
             deadline: running.limit.map(|limit| limit.deadline),
             extensions: config.extensions.clone(),
             call_extensions: options.extensions,

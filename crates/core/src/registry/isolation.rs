@@ -15,7 +15,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::direct::CallArguments;
-use crate::context::CallCancellation;
+use crate::call_state::CallCancellation;
 use crate::tool::BoxFuture;
 use crate::{context::ToolContext, error::ToolError, output::ToolOutput, tool::Tool};
 

@@ -20,7 +20,7 @@ use super::call::CallOptions;
 use super::direct::CallArguments;
 use super::gate::{Gated, Refusal};
 use super::hook_chain::{Ended, Passed, Whose};
-use super::isolation::{StartedTool, Stopped, TimeLimit, run_isolated, start_tool};
+use super::isolation::{Bounds, StartedTool, Stopped, TimeLimit, run_isolated, start_tool};
 use super::output_limit::limit_output;
 use super::recorder::{AuditRecorder, Storing};
 use super::result_budget;
@@ -105,14 +105,13 @@ impl Running<'_> {
         &'s self,
         tool: StartedTool<'s>,
     ) -> impl Future<Output = Result<ToolOutput, Stopped>> + Send + 's {
-        let entry = self.entry;
-        run_isolated(
-            tool,
-            self.call.cancellation(),
-            self.limit,
-            entry.permits.clone(),
-            entry.cancel_grace,
-        )
+        let bounds = Bounds {
+            cancellation: self.call.cancellation(),
+            limit: &self.limit,
+            permits: &self.entry.permits,
+            cancel_grace: &self.entry.cancel_grace,
+        };
+        run_isolated(tool, bounds)
     }
 }
 

@@ -40,8 +40,9 @@ pub(crate) struct TimeLimit {
 }
 
 /// A started tool's future, or how the call ended when the tool's `call` itself panicked
-/// before returning one (hand-written tools can).
-pub(crate) type StartedTool<'a> = Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Stopped>;
+/// before returning one (hand-written tools can). The rare end is boxed: this is held in
+/// the call's future, which is moved whole.
+pub(crate) type StartedTool<'a> = Result<BoxFuture<'a, Result<ToolOutput, ToolError>>, Box<Stopped>>;
 
 /// Starts `tool` on `arguments`.
 ///
@@ -54,7 +55,17 @@ pub(crate) fn start_tool<'a>(
     ctx: ToolContext,
 ) -> StartedTool<'a> {
     catch_unwind(AssertUnwindSafe(|| arguments.start(tool, ctx)))
-        .map_err(|payload| Stopped::Panicked(panic_message(payload.as_ref())))
+        .map_err(|payload| Box::new(Stopped::Panicked(panic_message(payload.as_ref()))))
+}
+
+/// What a started tool runs within: its call's cancellation and time limit, and the
+/// tool's permits and grace after a cancellation. Borrowed, so that the run's future,
+/// which the call's holds, holds references rather than copies.
+pub(crate) struct Bounds<'a> {
+    pub(crate) cancellation: &'a CallCancellation,
+    pub(crate) limit: &'a Option<TimeLimit>,
+    pub(crate) permits: &'a Option<Arc<Semaphore>>,
+    pub(crate) cancel_grace: &'a Option<Duration>,
 }
 
 /// Runs a started tool (see [`start_tool`]) until it finishes, its deadline passes or its
@@ -65,17 +76,20 @@ pub(crate) fn start_tool<'a>(
 #[allow(clippy::manual_async_fn)]
 pub(crate) fn run_isolated<'a>(
     started: StartedTool<'a>,
-    cancellation: &'a CallCancellation,
-    limit: Option<TimeLimit>,
-    permits: Option<Arc<Semaphore>>,
-    cancel_grace: Option<Duration>,
+    bounds: Bounds<'a>,
 ) -> impl Future<Output = Result<ToolOutput, Stopped>> + Send + 'a {
     // An `async move` block: an `async fn` would keep its arguments twice in the future,
     // which is moved whole with every call.
     async move {
+        let Bounds {
+            cancellation,
+            limit,
+            permits,
+            cancel_grace,
+        } = bounds;
         // A tool whose start panicked ends here.
-        let call = started?;
-        let future: BoxFuture<'a, Result<ToolOutput, ToolError>> = match permits {
+        let call = started.map_err(|stopped| *stopped)?;
+        let future: BoxFuture<'a, Result<ToolOutput, ToolError>> = match permits.clone() {
             None => call,
             // Waiting for a permit is inside the limits below: a timeout or a cancellation
             // ends the wait like it ends the tool. The semaphore is never closed. Only tools
@@ -106,7 +120,7 @@ pub(crate) fn run_isolated<'a>(
             if let Some(cancelled) = cancelled.as_mut().as_pin_mut()
                 && cancelled.poll(cx).is_ready()
             {
-                let Some(grace) = cancel_grace else {
+                let Some(grace) = *cancel_grace else {
                     return Poll::Ready(Err(Stopped::Cancelled));
                 };
                 // Tell the tool, and give it `grace` to return what it has.
@@ -118,7 +132,7 @@ pub(crate) fn run_isolated<'a>(
                 winding_down = Some(grace);
                 return Poll::Pending;
             }
-            if let Some(limit) = limit {
+            if let Some(limit) = *limit {
                 let deadline = tokio::time::Instant::from_std(limit.deadline);
                 let sleep = sleep.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
                 if sleep.as_mut().poll(cx).is_ready() {

@@ -630,12 +630,15 @@ impl ServerHandler for McpHandler {
         let mut changes = self.changes.clone();
         let ended = self.session.0.clone();
         let peer = context.peer;
+        // The watcher waits for as long as the session lasts, so its task is part of what
+        // an idle session costs: the rare notification's future is boxed, which keeps the
+        // task about a quarter of the size.
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = ended.cancelled() => break,
                     alive = changes.changed() => {
-                        if !alive || peer.notify_tool_list_changed().await.is_err() {
+                        if !alive || Box::pin(peer.notify_tool_list_changed()).await.is_err() {
                             break; // The registry or the client is gone.
                         }
                     }

@@ -88,7 +88,6 @@ pub(super) struct Admitted<'a> {
 /// A call whose tool has started, with what its run and its end need.
 pub(super) struct Running<'a> {
     entry: &'a Entry,
-    call_id: &'a str,
     session_id: Option<Arc<str>>,
     /// The arguments and principal the hooks after the call see; only when there are
     /// hooks, and boxed since most registries have none.
@@ -401,7 +400,6 @@ impl ToolRegistry {
         let state = CallState::new(call_id, CallCancellation::new(options.cancellation.take()));
         let running = Running {
             entry,
-            call_id,
             session_id,
             kept,
             budget,
@@ -447,7 +445,7 @@ impl ToolRegistry {
         if let Some(kept) = running.kept {
             let (arguments, principal) = *kept;
             let whose = Whose {
-                call_id: running.call_id,
+                call_id: running.call.id(),
                 session_id,
                 principal: principal.as_deref(),
             };
@@ -455,7 +453,7 @@ impl ToolRegistry {
         }
         if let Some(budget) = running.budget {
             let whose = result_budget::Whose {
-                call_id: running.call_id,
+                call_id: running.call.id(),
                 tool: &entry.name,
                 session_id,
             };

@@ -168,6 +168,7 @@ mod tests {
         assert!(call.is_cancelled());
         assert!(!parent.is_cancelled());
         let ctx = ToolContext::new("c").with_cancellation(CancellationToken::new());
+        assert_eq!(ctx.call_id(), "c", "a new cancellation keeps the call's id");
         assert!(!ctx.is_cancelled());
         ctx.cancellation().cancel();
         assert!(ctx.is_cancelled());

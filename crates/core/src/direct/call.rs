@@ -69,6 +69,10 @@ where
     F: Future<Output = Ran> + Send,
 {
     fn start(mut self: Pin<&mut Self>, ctx: ToolContext) {
+        // Only a waiting call starts: a running one keeps its future.
+        if !matches!(self.as_mut().project(), DirectProjection::Waiting { .. }) {
+            return;
+        }
         if let DirectTaken::Waiting { args, start } = self.as_mut().project_replace(Direct::Taken) {
             self.set(Direct::Running {
                 future: start(args, ctx),
@@ -104,6 +108,18 @@ mod tests {
         );
         let output = call.call(ToolContext::new("call-7")).await.expect("runs");
         assert_eq!(output.text_content(), "hello from call-7");
+    }
+
+    #[tokio::test]
+    async fn starting_a_running_call_again_keeps_its_future() {
+        let call = DirectCall::new(1_u32, |args: u32, ctx: ToolContext| async move {
+            Ok(ToolOutput::text(format!("{args} in {}", ctx.call_id())))
+        });
+        let mut future = call.0;
+        future.as_mut().start(ToolContext::new("first"));
+        future.as_mut().start(ToolContext::new("second"));
+        let output = future.await.expect("runs");
+        assert_eq!(output.text_content(), "1 in first");
     }
 
     #[tokio::test]
